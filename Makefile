@@ -1,0 +1,30 @@
+# One entry point for a fresh machine: `make serve` starts the judge, `make test` runs every test.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+
+.PHONY: install serve test bench lint clean
+
+$(BIN)/judge: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(BIN)/judge
+
+serve: install
+	$(BIN)/judge serve
+
+test: install
+	$(BIN)/python -m pytest
+
+bench: install
+	$(BIN)/judge bench
+
+lint: install
+	$(BIN)/ruff check app sandbox tests
+	$(BIN)/ruff format --check app sandbox tests
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,1 @@
+"""The trusted side of the judge: catalog, grading, HTTP service and page."""

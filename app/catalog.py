@@ -1,0 +1,205 @@
+"""Finds the exercise folders under ``exercises/`` and validates each one at start-up.
+
+An exercise is data: ``exercise.toml`` (metadata, signature, grading conventions, hints),
+``statement.md``, ``starter.py``, ``solution.py``, ``cases.json`` and optionally ``helpers.py``.
+The folder format is documented in ``exercises/README.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sandbox import Limits
+
+EXERCISES_DIR = Path(__file__).resolve().parent.parent / "exercises"
+ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+PARAMETER_KINDS = ("value", "list", "ndarray", "rng")
+RANDOM_MODES = ("none", "global", "generator")
+DIFFICULTIES = ("easy", "medium", "hard")
+CASES_PER_EXERCISE = 6
+
+
+class ExerciseError(ValueError):
+    """An exercise folder that does not follow the format; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    input: dict[str, Any]
+    expected: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    folder: Path
+    title: str
+    section: str
+    difficulty: str
+    summary: str
+    entry_point: str
+    returns: str
+    parameters: dict[str, str]
+    random_mode: str
+    random_argument: str | None
+    statement: str
+    starter_code: str
+    solution_code: str
+    helpers_code: str
+    hints: tuple[str, ...]
+    related: tuple[str, ...]
+    cases: tuple[Case, ...]
+    limits: Limits = field(default_factory=Limits)
+
+    def case_inputs(self) -> list[dict[str, Any]]:
+        """The inputs only: the part of each case that may cross into the sandbox."""
+        return [case.input for case in self.cases]
+
+
+def _require(condition: bool, where: Path, message: str) -> None:
+    if not condition:
+        raise ExerciseError(f"{where}: {message}")
+
+
+def _read_text(path: Path) -> str:
+    _require(path.is_file(), path, "missing file")
+    return path.read_text(encoding="utf-8")
+
+
+def load_cases(path: Path, parameters: dict[str, str]) -> tuple[Case, ...]:
+    """Read ``cases.json``: a list of ``{name, input, expected}`` objects."""
+    try:
+        raw = json.loads(_read_text(path))
+    except json.JSONDecodeError as exc:
+        raise ExerciseError(f"{path}: not valid JSON ({exc})") from exc
+    _require(isinstance(raw, list), path, "must hold a JSON list of cases")
+    cases = []
+    for position, item in enumerate(raw, start=1):
+        where = f"case {position}"
+        _require(isinstance(item, dict), path, f"{where} must be an object")
+        _require(
+            set(item) <= {"name", "input", "expected"}, path, f"{where} has unknown keys"
+        )
+        name = item.get("name")
+        _require(isinstance(name, str) and bool(name.strip()), path, f"{where} needs a name")
+        inputs = item.get("input")
+        _require(isinstance(inputs, dict), path, f"{where} ({name}) needs an input object")
+        _require(
+            list(inputs) == list(parameters),
+            path,
+            f"{where} ({name}) input keys {list(inputs)} must be the parameters "
+            f"{list(parameters)}, in order",
+        )
+        expected = item.get("expected", {})
+        _require(isinstance(expected, dict), path, f"{where} ({name}) expected must be an object")
+        cases.append(Case(name=name, input=inputs, expected=expected))
+    names = [case.name for case in cases]
+    _require(len(set(names)) == len(names), path, "case names must be unique")
+    return tuple(cases)
+
+
+def load_exercise(folder: Path) -> Exercise:
+    """Load and validate one exercise folder; raises ExerciseError naming what is wrong."""
+    meta_path = folder / "exercise.toml"
+    try:
+        meta = tomllib.loads(_read_text(meta_path))
+    except tomllib.TOMLDecodeError as exc:
+        raise ExerciseError(f"{meta_path}: not valid TOML ({exc})") from exc
+
+    exercise_id = folder.name
+    _require(bool(ID_PATTERN.match(exercise_id)), folder, "folder name must be a lowercase slug")
+    for key in ("title", "section", "difficulty", "summary", "entry_point", "returns"):
+        _require(isinstance(meta.get(key), str) and bool(meta[key].strip()), meta_path,
+                 f"'{key}' must be a non-empty string")
+    _require(meta["difficulty"] in DIFFICULTIES, meta_path,
+             f"difficulty must be one of {DIFFICULTIES}")
+    _require(meta["entry_point"].isidentifier(), meta_path, "entry_point must be an identifier")
+
+    parameters = meta.get("parameters")
+    _require(isinstance(parameters, dict) and bool(parameters), meta_path,
+             "[parameters] must map each argument name to its kind")
+    for name, kind in parameters.items():
+        _require(name.isidentifier(), meta_path, f"parameter {name!r} is not an identifier")
+        _require(kind in PARAMETER_KINDS, meta_path,
+                 f"parameter {name!r}: kind must be one of {PARAMETER_KINDS}")
+
+    random = meta.get("random", {"mode": "none"})
+    mode = random.get("mode", "none")
+    _require(mode in RANDOM_MODES, meta_path, f"[random] mode must be one of {RANDOM_MODES}")
+    argument = random.get("argument")
+    if mode == "generator":
+        _require(parameters.get(argument) == "rng", meta_path,
+                 "[random] mode 'generator' needs 'argument' naming an rng parameter")
+
+    hints = meta.get("hints")
+    _require(isinstance(hints, list) and 3 <= len(hints) <= 5
+             and all(isinstance(h, str) and h.strip() for h in hints),
+             meta_path, "'hints' must be a list of 3 to 5 non-empty strings")
+    related = meta.get("related", [])
+    _require(isinstance(related, list) and all(isinstance(r, str) for r in related),
+             meta_path, "'related' must be a list of exercise ids")
+
+    raw_limits = meta.get("limits", {})
+    try:
+        limits = Limits(**raw_limits)
+    except (TypeError, ValueError) as exc:
+        raise ExerciseError(f"{meta_path}: [limits] {exc}") from exc
+
+    cases = load_cases(folder / "cases.json", parameters)
+    _require(len(cases) == CASES_PER_EXERCISE, folder / "cases.json",
+             f"must hold exactly {CASES_PER_EXERCISE} cases, found {len(cases)}")
+    helpers_path = folder / "helpers.py"
+
+    return Exercise(
+        id=exercise_id,
+        folder=folder,
+        title=meta["title"],
+        section=meta["section"],
+        difficulty=meta["difficulty"],
+        summary=meta["summary"],
+        entry_point=meta["entry_point"],
+        returns=meta["returns"],
+        parameters=dict(parameters),
+        random_mode=mode,
+        random_argument=argument,
+        statement=_read_text(folder / "statement.md"),
+        starter_code=_read_text(folder / "starter.py"),
+        solution_code=_read_text(folder / "solution.py"),
+        helpers_code=_read_text(helpers_path) if helpers_path.exists() else "",
+        hints=tuple(hints),
+        related=tuple(related),
+        cases=cases,
+        limits=limits,
+    )
+
+
+class Catalog:
+    """Every exercise under one folder, loaded once and looked up by id."""
+
+    def __init__(self, exercises: dict[str, Exercise]) -> None:
+        self._exercises = exercises
+
+    @classmethod
+    def load(cls, root: Path = EXERCISES_DIR) -> Catalog:
+        folders = sorted(p for p in root.iterdir() if (p / "exercise.toml").is_file())
+        exercises = {folder.name: load_exercise(folder) for folder in folders}
+        for exercise in exercises.values():
+            for other in exercise.related:
+                if other not in exercises:
+                    raise ExerciseError(f"{exercise.id}: related exercise {other!r} not found")
+        return cls(exercises)
+
+    def get(self, exercise_id: str) -> Exercise | None:
+        return self._exercises.get(exercise_id)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._exercises.values())
+
+    def __len__(self) -> int:
+        return len(self._exercises)

@@ -1,0 +1,106 @@
+"""The JSON contract of the judge (pydantic): reports, exercises, hints, health.
+
+Public models only carry what a learner may see: no expected output of a hidden case and no
+reference code can be expressed by them.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Status(str, Enum):
+    passed = "pass"
+    failed = "fail"
+    error = "error"
+
+
+class Verdict(str, Enum):
+    accepted = "accepted"
+    wrong_answer = "wrong_answer"
+    runtime_error = "runtime_error"
+    compile_error = "compile_error"
+    time_limit_exceeded = "time_limit_exceeded"
+    memory_limit_exceeded = "memory_limit_exceeded"
+    output_limit_exceeded = "output_limit_exceeded"
+    rejected = "rejected"
+
+
+class CaseResult(BaseModel):
+    """One stored test case as the learner sees it after grading."""
+
+    name: str
+    status: Status
+    input: Any = None
+    expected: Any = None
+    actual: Any = None
+    message: str | None = None
+    output: str | None = None
+    duration_ms: float = 0.0
+
+
+class Report(BaseModel):
+    """The outcome of one submission (after the Exercism test-runner interface, v3)."""
+
+    status: Status
+    verdict: Verdict
+    message: str | None = None
+    passed: int = 0
+    total: int = 0
+    duration_ms: float = 0.0
+    tests: list[CaseResult] = Field(default_factory=list)
+
+
+class ExerciseSummary(BaseModel):
+    id: str
+    title: str
+    difficulty: str
+    summary: str
+
+
+class CasePublic(BaseModel):
+    name: str
+    input: Any
+
+
+class LimitsPublic(BaseModel):
+    time_ms: int
+    memory_mb: int
+
+
+class ExercisePublic(BaseModel):
+    """Everything the exercise page needs, and by construction nothing a learner must not see."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    title: str
+    difficulty: str
+    summary: str
+    section: str
+    statement: str
+    starter_code: str
+    entry_point: str
+    related: list[str]
+    tests: list[CasePublic]
+    hint_count: int
+    limits: LimitsPublic
+
+
+class Hint(BaseModel):
+    index: int
+    total: int
+    text: str
+
+
+class Submission(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    code: str
+
+
+class ErrorBody(BaseModel):
+    detail: str
