@@ -104,3 +104,11 @@ class Submission(BaseModel):
 
 class ErrorBody(BaseModel):
     detail: str
+
+
+class Health(BaseModel):
+    """Liveness plus the confinement layers in force and the worker pool's state."""
+
+    status: str = Field(description='"ok" while the service answers')
+    sandbox: dict[str, bool] = Field(description="each confinement layer and whether it is on")
+    pool: dict[str, Any] = Field(default_factory=dict, description="workers, queue, children")

@@ -1,0 +1,119 @@
+"""One typed Settings object, read from ``JUDGE_*`` environment variables and validated at start-up.
+
+Unsafe or nonsensical values (a non-positive worker count, an empty queue, a port out of range,
+a host that is not a string, an unsupported database) stop the service before it serves anything.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from app.catalog import EXERCISES_DIR
+
+ENV_PREFIX = "JUDGE_"
+DEFAULT_DATABASE_URL = "sqlite:///var/judge.sqlite3"
+SQLITE_PREFIX = "sqlite:///"
+
+
+class ConfigError(ValueError):
+    """A setting that is missing, malformed or unsafe; the message names the variable."""
+
+
+def _default_workers() -> int:
+    return os.cpu_count() or 1
+
+
+class Settings(BaseModel):
+    """Everything the service can be configured with; immutable once validated."""
+
+    model_config = ConfigDict(strict=True, frozen=True, extra="forbid")
+
+    host: str = Field("127.0.0.1", min_length=1, description="interface to listen on")
+    port: int = Field(8000, ge=1, le=65535)
+    exercises_dir: Path = Field(EXERCISES_DIR, strict=False)
+    workers: int = Field(
+        default_factory=_default_workers,
+        ge=1,
+        le=1024,
+        description="concurrent confined children (one per core by default)",
+    )
+    queue_size: int = Field(
+        64, ge=1, le=100_000, description="submissions waiting for a worker before 503"
+    )
+    max_code_bytes: int = Field(
+        64 * 1024, ge=1, le=16 * 1024 * 1024, description="largest accepted source, in UTF-8 bytes"
+    )
+    allow_unconfined: bool = Field(False, description="start even if a mandatory layer is off")
+    database_url: str | None = Field(
+        DEFAULT_DATABASE_URL, description="submission history; None disables it"
+    )
+
+    @field_validator("host")
+    @classmethod
+    def _host_is_plain(cls, value: str) -> str:
+        if value != value.strip() or any(c.isspace() for c in value):
+            raise ValueError("must not contain whitespace")
+        return value
+
+    @field_validator("exercises_dir")
+    @classmethod
+    def _exercises_dir_exists(cls, value: Path) -> Path:
+        if not value.is_dir():
+            raise ValueError(f"{value} is not a directory")
+        return value.resolve()
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_supported(cls, value: str | None) -> str | None:
+        if value is None or value.strip() == "":
+            return None
+        if not value.startswith(SQLITE_PREFIX) or value == SQLITE_PREFIX:
+            raise ValueError("only 'sqlite:///PATH' (or 'sqlite:///:memory:') is supported")
+        return value
+
+    @property
+    def max_body_bytes(self) -> int:
+        """Cap on a submission's raw JSON body: the worst-case JSON escaping of the code cap.
+
+        One source byte costs at most six JSON bytes (a control character as ``\\u00XX``), so no
+        accepted submission is cut by this cap, and anything beyond it is refused unread.
+        """
+        return 6 * self.max_code_bytes + 4096
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings from ``JUDGE_<NAME>`` variables, then explicit overrides; raises ConfigError."""
+        environ = os.environ if environ is None else environ
+        raw: dict[str, str] = {}
+        for name in cls.model_fields:
+            value = environ.get(ENV_PREFIX + name.upper())
+            if value is not None:
+                raw[name] = value
+        try:
+            from_strings = cls.model_validate_strings(raw)
+            if not overrides:
+                return from_strings
+            return cls.model_validate({**from_strings.model_dump(exclude_unset=True), **overrides})
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc)) from None
+
+    @classmethod
+    def build(cls, **values: Any) -> Settings:
+        """Like the constructor, but raises ConfigError with a readable message."""
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc)) from None
+
+
+def _describe(exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        name = ".".join(str(part) for part in error["loc"]) or "settings"
+        problems.append(f"{ENV_PREFIX}{name.upper()}: {error['msg']} (got {error['input']!r})")
+    return "invalid settings: " + "; ".join(problems)

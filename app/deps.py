@@ -1,0 +1,88 @@
+"""Request dependencies: what the routes need from ``app.state``, and the capped body reader."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Path, Request
+from pydantic import ValidationError
+
+from app.catalog import Catalog, Exercise
+from app.config import Settings
+from app.errors import InvalidRequest, NotFound, PayloadTooLarge, describe_validation
+from app.judge import Judge
+from app.schemas import Submission
+from app.storage import History
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def get_catalog(request: Request) -> Catalog:
+    return request.app.state.catalog
+
+
+def get_judge(request: Request) -> Judge:
+    return request.app.state.judge
+
+
+def get_history(request: Request) -> History | None:
+    return request.app.state.history
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+CatalogDep = Annotated[Catalog, Depends(get_catalog)]
+JudgeDep = Annotated[Judge, Depends(get_judge)]
+HistoryDep = Annotated[History | None, Depends(get_history)]
+
+
+def get_exercise(
+    exercise_id: Annotated[str, Path(description="The exercise's slug, e.g. `softmax`.")],
+    catalog: CatalogDep,
+) -> Exercise:
+    """The exercise named in the path, or 404."""
+    exercise = catalog.get(exercise_id)
+    if exercise is None:
+        shown = exercise_id if len(exercise_id) <= 80 else exercise_id[:80] + "..."
+        raise NotFound(f"No exercise with id {shown!r}.")
+    return exercise
+
+
+ExerciseDep = Annotated[Exercise, Depends(get_exercise)]
+
+
+async def read_capped_body(request: Request, cap: int) -> bytes:
+    """The request body, refused with 413 once it exceeds ``cap`` bytes.
+
+    A declared Content-Length over the cap is refused before a byte is read; a body without one
+    (chunked) is counted while it streams in, so at most ``cap`` bytes are ever held.
+    """
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > cap:
+        raise PayloadTooLarge(f"Request body of {declared} bytes exceeds the {cap}-byte limit.")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > cap:
+            raise PayloadTooLarge(f"Request body exceeds the {cap}-byte limit.")
+    return bytes(body)
+
+
+async def get_submission(
+    request: Request, settings: SettingsDep, exercise: ExerciseDep
+) -> Submission:
+    """The submission body: size-capped first, then parsed and validated (422 if malformed)."""
+    body = await read_capped_body(request, settings.max_body_bytes)
+    try:
+        submission = Submission.model_validate_json(body)
+    except ValidationError as exc:
+        raise InvalidRequest(describe_validation(exc.errors(), prefix="body")) from None
+    cap = min(settings.max_code_bytes, exercise.limits.code_bytes)
+    size = len(submission.code.encode("utf-8", "surrogatepass"))
+    if size > cap:
+        raise PayloadTooLarge(f"The code is {size} bytes; the limit is {cap} bytes.")
+    return submission
+
+
+SubmissionDep = Annotated[Submission, Depends(get_submission)]

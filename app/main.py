@@ -1,0 +1,38 @@
+"""create_app(): the routes, the static files, the error handlers and headers; nothing else."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from app import routes
+from app.config import Settings
+from app.errors import install_error_handlers
+from app.headers import SecurityHeaders
+from app.judge import Judge
+from app.lifespan import lifespan_for
+
+DESCRIPTION = (
+    "Grades hands-on ML coding exercises in a warm, confined sandbox. Every error body is "
+    '`{"detail": "..."}`; learner-code failures are normal 200 reports.'
+)
+
+
+def create_app(settings: Settings | None = None, judge: Judge | None = None) -> FastAPI:
+    """The judge's ASGI app; settings default to the environment, tests may inject a judge."""
+    settings = settings or Settings.from_env()
+    app = FastAPI(
+        title="judge",
+        version="0.1.0",
+        description=DESCRIPTION,
+        lifespan=lifespan_for(settings, judge),
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.include_router(routes.router)
+    app.include_router(routes.pages)
+    if routes.STATIC_DIR.is_dir():
+        app.mount("/static", StaticFiles(directory=routes.STATIC_DIR), name="static")
+    install_error_handlers(app)
+    app.add_middleware(SecurityHeaders)
+    return app

@@ -1,0 +1,282 @@
+"""HTTP only: thin handlers that map the JSON contract onto the catalog and the judge.
+
+Public models are built field by field from the private Exercise, so no solution code and no
+expected output can leave through them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path as FsPath
+from typing import Any
+
+from fastapi import APIRouter, Path
+from fastapi.responses import FileResponse
+
+from app.catalog import Exercise
+from app.deps import CatalogDep, ExerciseDep, HistoryDep, JudgeDep, SubmissionDep
+from app.errors import NotFound
+from app.schemas import (
+    CasePublic,
+    ErrorBody,
+    ExercisePublic,
+    ExerciseSummary,
+    Health,
+    Hint,
+    LimitsPublic,
+    Report,
+    Submission,
+)
+
+STATIC_DIR = FsPath(__file__).resolve().parent / "static"
+
+
+def exercise_summary(exercise: Exercise) -> ExerciseSummary:
+    """The list entry of one exercise."""
+    return ExerciseSummary(
+        id=exercise.id,
+        title=exercise.title,
+        difficulty=exercise.difficulty,
+        summary=exercise.summary,
+    )
+
+
+def exercise_public(exercise: Exercise) -> ExercisePublic:
+    """What the exercise page shows: case inputs, never expected values or the solution."""
+    return ExercisePublic(
+        id=exercise.id,
+        title=exercise.title,
+        difficulty=exercise.difficulty,
+        summary=exercise.summary,
+        section=exercise.section,
+        statement=exercise.statement,
+        starter_code=exercise.starter_code,
+        entry_point=exercise.entry_point,
+        related=list(exercise.related),
+        tests=[CasePublic(name=case.name, input=case.input) for case in exercise.cases],
+        hint_count=len(exercise.hints),
+        limits=LimitsPublic(time_ms=exercise.limits.time_ms, memory_mb=exercise.limits.memory_mb),
+    )
+
+
+def _error(description: str, detail: str) -> dict[str, Any]:
+    return {
+        "model": ErrorBody,
+        "description": description,
+        "content": {"application/json": {"example": {"detail": detail}}},
+    }
+
+
+NOT_FOUND = {404: _error("Unknown exercise.", "No exercise with id 'nope'.")}
+INVALID = {422: _error("Malformed path or body.", "body.code: Field required")}
+
+SUMMARY_EXAMPLE = [
+    {
+        "id": "softmax",
+        "title": "Softmax",
+        "difficulty": "easy",
+        "summary": "Turn scores into probabilities, stably.",
+    }
+]
+REPORT_EXAMPLE = {
+    "status": "fail",
+    "verdict": "wrong_answer",
+    "message": None,
+    "passed": 5,
+    "total": 6,
+    "duration_ms": 2.4,
+    "tests": [
+        {
+            "name": "basic",
+            "status": "pass",
+            "input": {"x": [1.0, 2.0]},
+            "expected": [0.269, 0.731],
+            "actual": [0.269, 0.731],
+            "message": None,
+            "output": None,
+            "duration_ms": 0.3,
+        },
+        {
+            "name": "large values",
+            "status": "fail",
+            "input": {"x": [1000.0, 1000.0]},
+            "expected": [0.5, 0.5],
+            "actual": [None, None],
+            "message": "Element 0 is nan, expected 0.5: subtract the maximum before exp().",
+            "output": None,
+            "duration_ms": 0.2,
+        },
+    ],
+}
+SUBMISSION_BODY = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": Submission.model_json_schema(),
+            "example": {"code": "import numpy as np\n\ndef softmax(x):\n    ...\n"},
+        }
+    },
+}
+
+router = APIRouter(prefix="/api", tags=["judge"])
+
+
+@router.get(
+    "/exercises",
+    response_model=list[ExerciseSummary],
+    summary="List the exercises",
+    description="Every exercise of the catalog, in catalog order: id, title, difficulty and "
+    "a one-line summary.",
+    responses={200: {"content": {"application/json": {"example": SUMMARY_EXAMPLE}}}},
+)
+async def list_exercises(catalog: CatalogDep) -> list[ExerciseSummary]:
+    return [exercise_summary(exercise) for exercise in catalog]
+
+
+@router.get(
+    "/exercises/{exercise_id}",
+    response_model=ExercisePublic,
+    summary="Get one exercise",
+    description="The statement (Markdown), starter code, entry point, the public test cases "
+    "(names and inputs only), the number of hints and the limits.",
+    responses={**NOT_FOUND},
+)
+async def get_exercise(exercise: ExerciseDep) -> ExercisePublic:
+    return exercise_public(exercise)
+
+
+@router.post(
+    "/exercises/{exercise_id}/submissions",
+    response_model=Report,
+    summary="Grade a submission",
+    description="Runs the code against every case in a confined sandbox and returns the report. "
+    "Broken learner code is a normal 200 report (status `error`). The body is refused with 413 "
+    "once it exceeds its size cap (checked on Content-Length and while streaming, before any "
+    "JSON parsing), or when the code is over the code cap; 503 with `Retry-After` when every "
+    "worker is busy and the queue is full.",
+    openapi_extra={"requestBody": SUBMISSION_BODY},
+    responses={
+        200: {"content": {"application/json": {"example": REPORT_EXAMPLE}}},
+        **NOT_FOUND,
+        413: _error(
+            "Body or code over the size cap.", "The code is 70000 bytes; the limit is 65536 bytes."
+        ),
+        **INVALID,
+        503: {
+            **_error(
+                "Saturated: retry after the number of seconds in Retry-After.",
+                "The judge is busy; retry shortly.",
+            ),
+            "headers": {
+                "Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}
+            },
+        },
+    },
+)
+async def submit(
+    exercise: ExerciseDep,
+    submission: SubmissionDep,
+    judge: JudgeDep,
+    history: HistoryDep,
+) -> Report:
+    report = await judge.grade_async(exercise, submission.code)
+    if history is not None:
+        history.record(exercise.id, report, submission.code)  # only enqueues: never blocks
+    return report
+
+
+@router.get(
+    "/exercises/{exercise_id}/hints/{n}",
+    response_model=Hint,
+    summary="Reveal one hint",
+    description="Hint `n` of the exercise, counted from 1 to `hint_count`. Any other integer is "
+    "404; a non-integer `n` is 422.",
+    responses={
+        200: {
+            "content": {
+                "application/json": {
+                    "example": {
+                        "index": 1,
+                        "total": 3,
+                        "text": "What happens to exp(x) when x is 1000?",
+                    }
+                }
+            }
+        },
+        404: _error(
+            "Unknown exercise, or no hint with that number.",
+            "Hint 4 does not exist: this exercise has 3 hints.",
+        ),
+        422: _error(
+            "`n` is not an integer.",
+            "path.n: Input should be a valid integer, unable to parse string as an integer",
+        ),
+    },
+)
+async def get_hint(
+    exercise: ExerciseDep,
+    n: int = Path(description="Which hint, from 1 to the exercise's hint_count."),
+) -> Hint:
+    total = len(exercise.hints)
+    if not 1 <= n <= total:
+        raise NotFound(f"Hint {n} does not exist: this exercise has {total} hints.")
+    return Hint(index=n, total=total, text=exercise.hints[n - 1])
+
+
+@router.get(
+    "/health",
+    response_model=Health,
+    summary="Service health",
+    description="`ok` while serving, with each confinement layer (true when in force) and the "
+    "warm pool's state.",
+    responses={
+        200: {
+            "content": {
+                "application/json": {
+                    "example": {
+                        "status": "ok",
+                        "sandbox": {
+                            "rlimits": True,
+                            "uid_drop": True,
+                            "clean_env": True,
+                            "seccomp": True,
+                            "landlock": False,
+                            "policy": True,
+                        },
+                        "pool": {"workers": 2, "queue_size": 64, "busy": 0, "queued": 0},
+                    }
+                }
+            }
+        }
+    },
+)
+async def health(judge: JudgeDep) -> Health:
+    state = await asyncio.to_thread(judge.health)
+    layers = state.get("layers", {})
+    pool = state.get("pool", {})
+    return Health(
+        status="ok",
+        sandbox=dict(layers) if isinstance(layers, dict) else {},
+        pool=dict(pool) if isinstance(pool, dict) else {},
+    )
+
+
+pages = APIRouter(include_in_schema=False)
+
+
+def _page(name: str) -> FileResponse:
+    path = STATIC_DIR / name
+    if not path.is_file():
+        raise NotFound(f"Page {name} is not installed.")
+    return FileResponse(path, media_type="text/html")
+
+
+@pages.get("/")
+async def home_page() -> FileResponse:
+    return _page("index.html")
+
+
+@pages.get("/exercises/{exercise_id}")
+async def exercise_page(exercise_id: str) -> FileResponse:
+    # Served for any id: the page's script asks the API and shows its 404 itself.
+    return _page("exercise.html")
