@@ -15,6 +15,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.headers import SECURITY_HEADERS
+
 log = logging.getLogger("judge.http")
 
 
@@ -101,8 +103,10 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    # Rendered outside every middleware (Starlette's outermost layer), so it sets its own headers.
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return error_response(500, JudgeError.detail)
+    headers = {**SECURITY_HEADERS, "Cache-Control": "no-store"}
+    return error_response(500, JudgeError.detail, headers)
 
 
 def install_error_handlers(app: FastAPI) -> None:

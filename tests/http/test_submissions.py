@@ -1,0 +1,146 @@
+"""POST /api/exercises/{id}/submissions in process: report, size caps, malformed bodies, 503."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+from asgi_client import InProcessClient
+from http_fakes import BrokenJudge, FakeJudge, SaturatedJudge
+
+URL = "/api/exercises/add-numbers/submissions"
+REPORT_KEYS = {"status", "verdict", "message", "passed", "total", "duration_ms", "tests"}
+CASE_KEYS = {"name", "status", "input", "expected", "actual", "message", "output", "duration_ms"}
+ONE_MIB = 1 << 20
+
+
+async def chunks(data: bytes, size: int = 16 * 1024) -> AsyncIterator[bytes]:
+    for start in range(0, len(data), size):
+        yield data[start : start + size]
+
+
+def test_submission_returns_the_report(client: InProcessClient, fake_judge: FakeJudge) -> None:
+    response = client.post(URL, json={"code": "def add(a, b):\n    return a + b\n"})
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == REPORT_KEYS
+    assert body["status"] == "pass" and body["verdict"] == "accepted"
+    assert body["passed"] == body["total"] == 6
+    assert [case["name"] for case in body["tests"]] == [f"case {i}" for i in range(6)]
+    assert all(set(case) == CASE_KEYS for case in body["tests"])
+    assert fake_judge.graded == [("add-numbers", "def add(a, b):\n    return a + b\n")]
+    assert response.headers["cache-control"] == "no-store"
+
+
+def test_code_at_the_cap_is_accepted_even_when_escaping_inflates_it(
+    client: InProcessClient,
+) -> None:
+    code = "\x01" * (64 * 1024)  # six JSON bytes per source byte: the worst case
+    body = json.dumps({"code": code}).encode()
+    assert len(body) > 6 * 64 * 1024
+    response = client.post(URL, content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 200
+
+
+def test_code_over_the_cap_is_413(client: InProcessClient, fake_judge: FakeJudge) -> None:
+    response = client.post(URL, json={"code": "x" * (64 * 1024 + 1)})
+    assert response.status_code == 413
+    assert response.json()["detail"] == "The code is 65537 bytes; the limit is 65536 bytes."
+    assert fake_judge.graded == []
+
+
+def test_code_cap_counts_utf8_bytes(make_client: Callable[..., InProcessClient]) -> None:
+    client = make_client(max_code_bytes=10)
+    assert client.post(URL, json={"code": "é" * 5}).status_code == 200  # 10 bytes
+    assert client.post(URL, json={"code": "é" * 6}).status_code == 413  # 12 bytes
+
+
+def test_one_mib_body_with_content_length_is_413(client: InProcessClient) -> None:
+    body = json.dumps({"code": "x" * ONE_MIB}).encode()
+    response = client.post(URL, content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 413
+    assert response.json()["detail"].startswith(f"Request body of {len(body)} bytes exceeds")
+
+
+def test_one_mib_chunked_body_is_413(client: InProcessClient) -> None:
+    body = json.dumps({"code": "x" * ONE_MIB}).encode()
+    response = client.post(URL, content=chunks(body), headers={"content-type": "application/json"})
+    assert response.request.headers.get("transfer-encoding") == "chunked"
+    assert "content-length" not in response.request.headers
+    assert response.status_code == 413
+    assert response.json()["detail"].startswith("Request body exceeds")
+
+
+def test_chunked_body_is_refused_without_reading_it_all(client: InProcessClient) -> None:
+    sent = 0
+
+    async def endless() -> AsyncIterator[bytes]:
+        nonlocal sent
+        yield b'{"code": "'
+        while sent < 64 * ONE_MIB:
+            sent += 64 * 1024
+            yield b"x" * (64 * 1024)
+
+    response = client.post(URL, content=endless())
+    assert response.status_code == 413
+    assert sent < 2 * ONE_MIB  # the server stopped pulling the stream at the cap
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        (b'{"code": ', "body: Invalid JSON"),
+        (b"", "body: Invalid JSON"),
+        (b"not json", "body: Invalid JSON"),
+        (b"{}", "body.code: Field required"),
+        (b'{"code": 12}', "body.code: Input should be a valid string"),
+        (b'{"code": null}', "body.code: Input should be a valid string"),
+        (b'{"code": ["x"]}', "body.code: Input should be a valid string"),
+        (b'{"code": "x", "language": "py"}', "body.language: Extra inputs are not permitted"),
+        (b'["code"]', "body: Input should be an object"),
+    ],
+)
+def test_malformed_body_is_422_with_readable_detail(
+    client: InProcessClient, fake_judge: FakeJudge, body: bytes, detail: str
+) -> None:
+    response = client.post(URL, content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    assert response.headers["content-type"] == "application/json"
+    assert response.json()["detail"].startswith(detail)
+    assert fake_judge.graded == []
+
+
+def test_saturated_judge_is_503_with_retry_after(
+    make_client: Callable[..., InProcessClient],
+) -> None:
+    client = make_client(SaturatedJudge())
+    response = client.post(URL, json={"code": "x = 1"})
+    assert response.status_code == 503
+    assert response.headers["retry-after"] == "2"
+    assert response.json() == {"detail": "The judge is busy; retry shortly."}
+
+
+def test_a_bug_is_a_json_500_with_security_headers(
+    make_client: Callable[..., InProcessClient], caplog: pytest.LogCaptureFixture
+) -> None:
+    client = make_client(BrokenJudge())
+    response = client.post(URL, json={"code": "x = 1"})
+    assert response.status_code == 500
+    assert response.json() == {"detail": "Internal server error."}
+    assert "boom" not in response.text
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert "unhandled error on POST" in caplog.text
+
+
+def test_graded_submissions_are_recorded(client: InProcessClient) -> None:
+    client.post(URL, json={"code": "x = 1"})
+    client.post("/api/exercises/add-more/submissions", json={"code": "y = 2"})
+    client.post(URL, json={"code": "x" * (64 * 1024 + 1)})  # refused: not graded, not stored
+    history = client.app.state.history
+    history.flush()
+    assert history.count() == 2
+    assert history.count("add-numbers") == 1
+    latest = history.recent(1)[0]
+    assert latest["exercise_id"] == "add-more"
+    assert latest["verdict"] == "accepted" and latest["passed"] == latest["total"] == 6
