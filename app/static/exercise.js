@@ -1,0 +1,596 @@
+/* The exercise page, /exercises/{id}.
+ *
+ * Loads GET /api/exercises/{id}, renders the statement (Markdown + KaTeX through JudgeRender),
+ * sets up the CodeMirror editor (window.JudgeEditor) with the learner's saved code or the
+ * starter, runs submissions (POST /api/exercises/{id}/submissions) and renders the report, and
+ * reveals hints one at a time (GET /api/exercises/{id}/hints/{n}). Code and revealed hints are
+ * kept per exercise in localStorage.
+ */
+(function () {
+  "use strict";
+
+  const VERDICTS = {
+    accepted: "Accepted",
+    wrong_answer: "Wrong answer",
+    runtime_error: "Runtime error",
+    compile_error: "Compile error",
+    time_limit_exceeded: "Time limit exceeded",
+    memory_limit_exceeded: "Memory limit exceeded",
+    output_limit_exceeded: "Output limit exceeded",
+    rejected: "Rejected by the sandbox policy",
+  };
+  const STATUS_WORDS = { pass: "passed", fail: "failed", error: "error" };
+
+  const $ = (id) => document.getElementById(id);
+
+  function element(tag, attributes, children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (name === "text") node.textContent = value;
+      else if (name === "html") node.innerHTML = value;
+      else node.setAttribute(name, value === true ? "" : value);
+    }
+    for (const child of children || []) {
+      if (child !== null && child !== undefined) node.append(child);
+    }
+    return node;
+  }
+
+  // ---- storage (a browser with storage disabled still works, it just forgets) ----
+
+  const store = {
+    get(key) {
+      try {
+        return window.localStorage.getItem(key);
+      } catch (error) {
+        return null;
+      }
+    },
+    set(key, value) {
+      try {
+        window.localStorage.setItem(key, value);
+        return true;
+      } catch (error) {
+        return false;
+      }
+    },
+    remove(key) {
+      try {
+        window.localStorage.removeItem(key);
+      } catch (error) {
+        /* nothing to do */
+      }
+    },
+  };
+
+  // ---- formatting ----
+
+  function formatDuration(ms) {
+    if (typeof ms !== "number" || !isFinite(ms)) return "";
+    if (ms >= 1000) return (ms / 1000).toFixed(2) + " s";
+    if (ms >= 100) return Math.round(ms) + " ms";
+    if (ms >= 10) return ms.toFixed(1) + " ms";
+    return ms.toFixed(2) + " ms";
+  }
+
+  function isScalar(value) {
+    return value === null || typeof value !== "object";
+  }
+
+  // JSON, laid out for reading: short arrays of numbers on one line, a matrix one row a line.
+  function pretty(value, indent) {
+    indent = indent || "";
+    if (value === undefined) return "null";
+    if (isScalar(value)) return JSON.stringify(value);
+    const inner = indent + "  ";
+    if (Array.isArray(value)) {
+      if (value.length === 0) return "[]";
+      const flat = "[" + value.map((item) => pretty(item, inner)).join(", ") + "]";
+      if (flat.length + indent.length <= 76 && !flat.includes("\n")) return flat;
+      if (value.every(isScalar)) {
+        const lines = [];
+        let line = "";
+        for (const item of value.map((v) => JSON.stringify(v))) {
+          if (line && inner.length + line.length + item.length + 2 > 76) {
+            lines.push(line);
+            line = "";
+          }
+          line += (line ? ", " : "") + item;
+        }
+        lines.push(line);
+        return "[\n" + lines.map((l) => inner + l).join(",\n") + "\n" + indent + "]";
+      }
+      return "[\n" + value.map((item) => inner + pretty(item, inner)).join(",\n") + "\n" + indent + "]";
+    }
+    const keys = Object.keys(value);
+    if (keys.length === 0) return "{}";
+    const flat = "{" + keys.map((k) => JSON.stringify(k) + ": " + pretty(value[k], inner)).join(", ") + "}";
+    if (flat.length + indent.length <= 76 && !flat.includes("\n")) return flat;
+    return (
+      "{\n" +
+      keys.map((k) => inner + JSON.stringify(k) + ": " + pretty(value[k], inner)).join(",\n") +
+      "\n" +
+      indent +
+      "}"
+    );
+  }
+
+  // A case's input is an object of arguments: show it as `name = value` lines, like a call.
+  function prettyInput(input) {
+    if (input && typeof input === "object" && !Array.isArray(input)) {
+      return Object.keys(input)
+        .map((name) => name + " = " + pretty(input[name], " ".repeat(name.length + 3)))
+        .join("\n");
+    }
+    return pretty(input);
+  }
+
+  function errorDetail(body, fallback) {
+    if (!body || body.detail === undefined || body.detail === null) return fallback;
+    const detail = body.detail;
+    if (typeof detail === "string") return detail;
+    if (Array.isArray(detail)) {
+      return detail
+        .map((item) => (item && item.msg ? item.msg : JSON.stringify(item)))
+        .join("; ");
+    }
+    return JSON.stringify(detail);
+  }
+
+  async function readJson(response) {
+    try {
+      return await response.json();
+    } catch (error) {
+      return null;
+    }
+  }
+
+  // ---- the page ----
+
+  const path = window.location.pathname.replace(/\/+$/, "");
+  const exerciseId = decodeURIComponent(path.slice(path.lastIndexOf("/") + 1));
+  const api = "/api/exercises/" + encodeURIComponent(exerciseId);
+  const codeKey = "judge.code." + exerciseId;
+  const hintsKey = "judge.hints." + exerciseId;
+
+  let exercise = null;
+  let editor = null;
+  let busy = false;
+  let hints = [];
+  let hintBusy = false;
+
+  function showLoadProblem(title, text) {
+    const status = $("load-status");
+    status.replaceChildren(
+      element("strong", { class: "not-found__title", text: title }),
+      element("span", { text: " " + text + " " }),
+      element("a", { href: "/", text: "Back to all exercises" }),
+    );
+    status.classList.add("status-line--error");
+    status.setAttribute("data-testid", "not-found");
+    $("exercise-layout").hidden = true;
+    document.title = title + " · Judge";
+  }
+
+  function renderStatement(markdownText) {
+    const container = $("statement");
+    container.innerHTML = window.JudgeRender.markdown(markdownText);
+    // The page title is the h1: drop a leading heading that repeats it, demote the rest.
+    const first = container.firstElementChild;
+    if (first && /^H[1-6]$/.test(first.tagName) && first.textContent.trim() === exercise.title.trim()) {
+      first.remove();
+    }
+    for (const heading of container.querySelectorAll("h1, h2, h3, h4, h5")) {
+      const level = Math.min(6, Number(heading.tagName[1]) + 1);
+      const replacement = document.createElement("h" + level);
+      replacement.innerHTML = heading.innerHTML;
+      heading.replaceWith(replacement);
+    }
+    for (const table of container.querySelectorAll("table")) {
+      const wrapper = element("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Table" });
+      table.replaceWith(wrapper);
+      wrapper.append(table);
+    }
+    for (const pre of container.querySelectorAll("pre")) {
+      pre.setAttribute("tabindex", "0");
+    }
+  }
+
+  function renderHeader(titles) {
+    document.title = exercise.title + " · Judge";
+    $("exercise-title").textContent = exercise.title;
+    $("breadcrumb-section").textContent = exercise.section || "";
+    const difficulty = $("exercise-difficulty");
+    difficulty.textContent = exercise.difficulty;
+    difficulty.classList.add("badge--" + String(exercise.difficulty).toLowerCase());
+    $("exercise-entry").textContent = exercise.entry_point + "(…)";
+    const limits = exercise.limits || {};
+    const parts = [];
+    if (limits.time_ms) parts.push(formatDuration(limits.time_ms) + " per run");
+    if (limits.memory_mb) parts.push(limits.memory_mb + " MB memory");
+    $("exercise-limits").textContent = parts.length ? "Limits: " + parts.join(", ") : "";
+
+    const related = exercise.related || [];
+    if (related.length) {
+      $("related-list").replaceChildren(
+        ...related.map((id) =>
+          element("li", {}, [
+            element("a", {
+              href: "/exercises/" + encodeURIComponent(id),
+              "data-testid": "related-link",
+              text: titles[id] || id,
+            }),
+          ]),
+        ),
+      );
+      $("related").hidden = false;
+    }
+  }
+
+  // ---- results ----
+
+  function renderPending() {
+    const rows = (exercise.tests || []).map((test, index) =>
+      element("li", { class: "test test--pending", "data-testid": "test-pending" }, [
+        element("div", { class: "test__line" }, [
+          element("span", { class: "badge badge--pending", text: "not run yet" }),
+          element("span", { class: "test__name", text: test.name }),
+          element("span", { class: "test__index", text: "#" + (index + 1) }),
+        ]),
+      ]),
+    );
+    $("test-list").replaceChildren(...rows);
+  }
+
+  function field(label, content, extraClass) {
+    return element("div", { class: "field" + (extraClass ? " " + extraClass : "") }, [
+      element("h4", { class: "field__label", text: label }),
+      content,
+    ]);
+  }
+
+  function codeBlock(text, testid) {
+    return element("pre", { class: "value", tabindex: "0", "data-testid": testid, text: text });
+  }
+
+  function renderTest(test, index) {
+    const status = STATUS_WORDS[test.status] ? test.status : "error";
+    const failing = status !== "pass";
+    const summaryLine = element("summary", { class: "test__line" }, [
+      element("span", { class: "badge badge--" + status, text: STATUS_WORDS[status] }),
+      element("span", { class: "test__name", text: test.name }),
+      element("span", { class: "test__time", text: formatDuration(test.duration_ms) }),
+    ]);
+    const body = element("div", { class: "test__body" });
+    if (test.message) {
+      body.append(
+        element("p", { class: "test__message", "data-testid": "test-message" }, [
+          element("span", { class: "visually-hidden", text: "Message: " }),
+          test.message,
+        ]),
+      );
+    }
+    body.append(field("Input", codeBlock(prettyInput(test.input), "test-input")));
+    const pair = element("div", { class: "field-pair" }, [
+      field("Expected", codeBlock(pretty(test.expected), "test-expected")),
+      field(
+        "Your result",
+        codeBlock(
+          test.actual === undefined || (test.actual === null && status === "error")
+            ? "(no value returned)"
+            : pretty(test.actual),
+          "test-actual",
+        ),
+      ),
+    ]);
+    body.append(pair);
+    if (test.output) {
+      body.append(field("Printed output", codeBlock(test.output, "test-output"), "field--output"));
+    } else {
+      body.append(field("Printed output", element("p", { class: "muted", text: "Nothing printed." })));
+    }
+    body.append(
+      element("p", { class: "test__footer muted", text: "Case " + (index + 1) + " ran in " + formatDuration(test.duration_ms) + "." }),
+    );
+    const details = element(
+      "details",
+      { class: "test test--" + status, "data-testid": "test-result", "data-status": status, open: failing },
+      [summaryLine, body],
+    );
+    return element("li", {}, [details]);
+  }
+
+  function setSummary(kind, parts) {
+    const summary = $("summary");
+    summary.className = "summary summary--" + kind;
+    summary.replaceChildren(...parts);
+  }
+
+  function renderReport(report) {
+    const status = ["pass", "fail", "error"].includes(report.status) ? report.status : "error";
+    const verdict = VERDICTS[report.verdict] || String(report.verdict || "Unknown verdict");
+    const icon = status === "pass" ? "\u2713" : status === "fail" ? "\u2717" : "!";
+    setSummary(status, [
+      element("span", { class: "summary__icon", "aria-hidden": "true", text: icon }),
+      element("strong", { class: "summary__verdict", "data-testid": "verdict", text: verdict }),
+      element("span", {
+        class: "summary__count",
+        text: (report.passed ?? 0) + "/" + (report.total ?? 0) + " tests passed",
+      }),
+      element("span", { class: "summary__time", text: "in " + formatDuration(report.duration_ms) }),
+    ]);
+    const message = $("report-message");
+    if (report.message) {
+      message.textContent = report.message;
+      message.hidden = false;
+    } else {
+      message.textContent = "";
+      message.hidden = true;
+    }
+    const tests = Array.isArray(report.tests) ? report.tests : [];
+    if (tests.length) {
+      $("test-list").replaceChildren(...tests.map(renderTest));
+    } else {
+      renderPending();
+      for (const badge of $("test-list").querySelectorAll(".badge--pending")) {
+        badge.textContent = "not run";
+      }
+    }
+  }
+
+  function renderHttpProblem(kind, text) {
+    setSummary("error", [
+      element("span", { class: "summary__icon", "aria-hidden": "true", text: "!" }),
+      element("strong", { class: "summary__verdict", text: kind }),
+      element("span", { class: "summary__detail", "data-testid": "error-detail", text: text }),
+    ]);
+    $("report-message").hidden = true;
+  }
+
+  async function problemFromResponse(response) {
+    const body = await readJson(response);
+    const detail = errorDetail(body, response.statusText || "HTTP " + response.status);
+    switch (response.status) {
+      case 413:
+        return ["Code too large", detail];
+      case 422:
+        return ["Submission not accepted", detail];
+      case 404:
+        return ["Exercise not found", detail];
+      case 503: {
+        const retry = response.headers.get("Retry-After");
+        const wait = retry && /^\d+$/.test(retry) ? " Try again in " + retry + " s." : " Try again shortly.";
+        return ["The judge is busy", detail + wait];
+      }
+      default:
+        return ["Not graded (HTTP " + response.status + ")", detail];
+    }
+  }
+
+  function setBusy(value) {
+    busy = value;
+    const button = $("run");
+    button.disabled = value;
+    button.setAttribute("aria-busy", value ? "true" : "false");
+    button.querySelector(".button__label").textContent = value ? "Running\u2026" : "Run tests";
+    $("summary").setAttribute("aria-busy", value ? "true" : "false");
+    $("test-list").setAttribute("aria-busy", value ? "true" : "false");
+  }
+
+  async function run() {
+    if (busy || !editor) return;
+    const button = $("run");
+    const hadFocus = document.activeElement === button;
+    setBusy(true);
+    setSummary("running", [
+      element("span", { class: "spinner", "aria-hidden": "true" }),
+      element("span", { text: "Running your code against " + (exercise.tests || []).length + " cases\u2026" }),
+    ]);
+    try {
+      let response;
+      try {
+        response = await fetch(api + "/submissions", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Accept: "application/json" },
+          body: JSON.stringify({ code: editor.getCode() }),
+        });
+      } catch (error) {
+        renderHttpProblem("Could not reach the judge", "Check that the judge is running, then try again.");
+        return;
+      }
+      if (response.ok) {
+        const report = await readJson(response);
+        if (report && typeof report === "object" && "verdict" in report) renderReport(report);
+        else renderHttpProblem("Unexpected answer", "The judge sent a reply this page cannot read.");
+      } else {
+        const [kind, text] = await problemFromResponse(response);
+        renderHttpProblem(kind, text);
+      }
+    } finally {
+      setBusy(false);
+      if (hadFocus && (document.activeElement === document.body || document.activeElement === null)) {
+        button.focus();
+      }
+    }
+  }
+
+  // ---- hints ----
+
+  function renderHint(hint) {
+    return element("li", { class: "hint", "data-testid": "hint" }, [
+      element("h4", { class: "hint__label", text: "Hint " + hint.index + " of " + hint.total }),
+      element("div", { class: "hint__text", html: window.JudgeRender.markdown(hint.text) }),
+    ]);
+  }
+
+  function updateHintControls() {
+    const total = exercise.hint_count || 0;
+    const button = $("hint-button");
+    const allShown = hints.length >= total;
+    button.disabled = allShown || hintBusy;
+    button.textContent = allShown ? (total ? "All hints shown" : "No hints") : hintBusy ? "Loading\u2026" : "Show a hint";
+    $("hint-count").textContent = total ? hints.length + " of " + total + " shown" : "";
+  }
+
+  function restoreHints() {
+    hints = [];
+    try {
+      const saved = JSON.parse(store.get(hintsKey) || "[]");
+      if (Array.isArray(saved)) {
+        saved.forEach((hint, position) => {
+          if (
+            hint &&
+            hint.index === position + 1 &&
+            hint.total === exercise.hint_count &&
+            typeof hint.text === "string"
+          ) {
+            hints.push(hint);
+          }
+        });
+      }
+    } catch (error) {
+      hints = [];
+    }
+    $("hint-list").replaceChildren(...hints.map(renderHint));
+    updateHintControls();
+  }
+
+  async function revealHint() {
+    if (hintBusy || hints.length >= (exercise.hint_count || 0)) return;
+    hintBusy = true;
+    updateHintControls();
+    const next = hints.length + 1;
+    let problem = null;
+    try {
+      const response = await fetch(api + "/hints/" + next, { headers: { Accept: "application/json" } });
+      const body = await readJson(response);
+      if (!response.ok || !body || typeof body.text !== "string") {
+        throw new Error(errorDetail(body, "HTTP " + response.status));
+      }
+      const hint = { index: body.index || next, total: body.total || exercise.hint_count, text: body.text };
+      hints.push(hint);
+      store.set(hintsKey, JSON.stringify(hints));
+      $("hint-list").append(renderHint(hint));
+    } catch (error) {
+      problem = error.message || String(error);
+    } finally {
+      hintBusy = false;
+    }
+    updateHintControls();
+    if (problem) {
+      $("hint-count").textContent = "Could not load the hint: " + problem;
+      return;
+    }
+    const button = $("hint-button");
+    if (button.disabled) {
+      // The button just became disabled and lost focus: keep the keyboard user on the last hint.
+      const last = $("hint-list").lastElementChild;
+      if (last) {
+        last.setAttribute("tabindex", "-1");
+        last.focus();
+      }
+    }
+  }
+
+  // ---- editor ----
+
+  function saveCode(code) {
+    const status = $("save-status");
+    if (code === exercise.starter_code) {
+      store.remove(codeKey);
+      status.textContent = "Starter code";
+      return;
+    }
+    status.textContent = store.set(codeKey, code) ? "Saved in this browser" : "Not saved: browser storage is off";
+  }
+
+  function setUpEditor() {
+    const saved = store.get(codeKey);
+    const initial = saved !== null ? saved : exercise.starter_code;
+    const container = $("editor");
+    container.replaceChildren();
+    if (!window.JudgeEditor) {
+      container.append(element("p", { class: "status-line status-line--error", text: "The editor failed to load." }));
+      return;
+    }
+    editor = window.JudgeEditor.create(container, {
+      doc: initial,
+      label: "Python code for " + exercise.entry_point,
+      onRun: run,
+      onChange(code) {
+        // Saved on every change: synchronously, so a reload right after typing keeps it.
+        saveCode(code);
+      },
+    });
+    $("save-status").textContent = saved !== null ? "Restored from this browser" : "Starter code";
+  }
+
+  function reset() {
+    if (!editor) return;
+    editor.setCode(exercise.starter_code);
+    saveCode(exercise.starter_code);
+    $("save-status").textContent = "Starter code restored (Ctrl+Z in the editor undoes it)";
+    editor.focus();
+  }
+
+  // ---- start ----
+
+  async function start() {
+    if (!exerciseId) {
+      showLoadProblem("Exercise not found", "This address names no exercise.");
+      return;
+    }
+    let response;
+    try {
+      response = await fetch(api, { headers: { Accept: "application/json" } });
+    } catch (error) {
+      showLoadProblem("The judge is unreachable", "Check that it is running, then reload this page.");
+      return;
+    }
+    if (response.status === 404) {
+      showLoadProblem("Exercise not found", "There is no exercise called \u201c" + exerciseId + "\u201d.");
+      return;
+    }
+    if (!response.ok) {
+      const body = await readJson(response);
+      showLoadProblem("Could not load the exercise", errorDetail(body, "HTTP " + response.status) + ".");
+      return;
+    }
+    exercise = await response.json();
+
+    let titles = {};
+    if ((exercise.related || []).length) {
+      try {
+        const list = await fetch("/api/exercises", { headers: { Accept: "application/json" } });
+        if (list.ok) {
+          for (const item of await list.json()) titles[item.id] = item.title;
+        }
+      } catch (error) {
+        titles = {};
+      }
+    }
+
+    renderHeader(titles);
+    renderStatement(exercise.statement || "");
+    renderPending();
+    $("load-status").hidden = true;
+    $("exercise-layout").hidden = false;
+    setUpEditor();
+    restoreHints();
+
+    $("run").addEventListener("click", run);
+    $("reset").addEventListener("click", reset);
+    $("hint-button").addEventListener("click", revealHint);
+    // Ctrl/Cmd+Enter anywhere on the page runs too (the editor handles it itself when focused).
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !event.defaultPrevented) {
+        event.preventDefault();
+        run();
+      }
+    });
+    document.body.setAttribute("data-ready", "true");
+  }
+
+  start();
+})();
