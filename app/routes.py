@@ -69,6 +69,20 @@ def _error(description: str, detail: str) -> dict[str, Any]:
 
 NOT_FOUND = {404: _error("Unknown exercise.", "No exercise with id 'nope'.")}
 INVALID = {422: _error("Malformed path or body.", "body.code: Field required")}
+EXERCISE_EXAMPLE = {
+    "id": "softmax",
+    "title": "Softmax",
+    "difficulty": "easy",
+    "summary": "Turn scores into probabilities, stably.",
+    "section": "Basics",
+    "statement": "Return $\\mathrm{softmax}(x)$ for a 1-D array `x`.",
+    "starter_code": "import numpy as np\n\n\ndef softmax(x):\n    ...\n",
+    "entry_point": "softmax",
+    "related": [],
+    "tests": [{"name": "basic", "input": {"x": [1.0, 2.0]}}],
+    "hint_count": 3,
+    "limits": {"time_ms": 2000, "memory_mb": 256},
+}
 
 SUMMARY_EXAMPLE = [
     {
@@ -139,7 +153,11 @@ async def list_exercises(catalog: CatalogDep) -> list[ExerciseSummary]:
     summary="Get one exercise",
     description="The statement (Markdown), starter code, entry point, the public test cases "
     "(names and inputs only), the number of hints and the limits.",
-    responses={**NOT_FOUND},
+    responses={
+        200: {"content": {"application/json": {"example": EXERCISE_EXAMPLE}}},
+        **NOT_FOUND,
+        **INVALID,
+    },
 )
 async def get_exercise(exercise: ExerciseDep) -> ExercisePublic:
     return exercise_public(exercise)
