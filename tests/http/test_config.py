@@ -1,0 +1,95 @@
+"""Settings: environment parsing, defaults, and unsafe values refused at start-up."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from app.catalog import EXERCISES_DIR
+from app.config import ConfigError, Settings
+
+
+def test_defaults() -> None:
+    settings = Settings.from_env({})
+    assert settings.host == "127.0.0.1"
+    assert settings.port == 8000
+    assert settings.exercises_dir == EXERCISES_DIR.resolve()
+    assert settings.workers == (os.cpu_count() or 1)
+    assert settings.queue_size == 64
+    assert settings.max_code_bytes == 64 * 1024
+    assert settings.allow_unconfined is False
+    assert settings.database_url == "sqlite:///var/judge.sqlite3"
+
+
+def test_environment_is_parsed(tmp_path: Path) -> None:
+    settings = Settings.from_env(
+        {
+            "JUDGE_HOST": "0.0.0.0",
+            "JUDGE_PORT": "9000",
+            "JUDGE_EXERCISES_DIR": str(tmp_path),
+            "JUDGE_WORKERS": "3",
+            "JUDGE_QUEUE_SIZE": "5",
+            "JUDGE_MAX_CODE_BYTES": "1000",
+            "JUDGE_ALLOW_UNCONFINED": "true",
+            "JUDGE_DATABASE_URL": "",
+            "UNRELATED": "ignored",
+        }
+    )
+    assert (settings.host, settings.port, settings.workers, settings.queue_size) == (
+        "0.0.0.0",
+        9000,
+        3,
+        5,
+    )
+    assert settings.exercises_dir == tmp_path.resolve()
+    assert settings.max_code_bytes == 1000
+    assert settings.allow_unconfined is True
+    assert settings.database_url is None
+
+
+def test_overrides_win_over_the_environment() -> None:
+    settings = Settings.from_env({"JUDGE_PORT": "9000", "JUDGE_WORKERS": "3"}, port=9100)
+    assert settings.port == 9100 and settings.workers == 3
+
+
+@pytest.mark.parametrize(
+    ("env", "name"),
+    [
+        ({"JUDGE_WORKERS": "0"}, "JUDGE_WORKERS"),
+        ({"JUDGE_WORKERS": "-2"}, "JUDGE_WORKERS"),
+        ({"JUDGE_QUEUE_SIZE": "0"}, "JUDGE_QUEUE_SIZE"),
+        ({"JUDGE_PORT": "70000"}, "JUDGE_PORT"),
+        ({"JUDGE_PORT": "http"}, "JUDGE_PORT"),
+        ({"JUDGE_HOST": ""}, "JUDGE_HOST"),
+        ({"JUDGE_HOST": "local host"}, "JUDGE_HOST"),
+        ({"JUDGE_MAX_CODE_BYTES": "0"}, "JUDGE_MAX_CODE_BYTES"),
+        ({"JUDGE_ALLOW_UNCONFINED": "maybe"}, "JUDGE_ALLOW_UNCONFINED"),
+        ({"JUDGE_EXERCISES_DIR": "/no/such/dir"}, "JUDGE_EXERCISES_DIR"),
+        ({"JUDGE_DATABASE_URL": "postgresql://db/judge"}, "JUDGE_DATABASE_URL"),
+    ],
+)
+def test_unsafe_environment_is_refused(env: dict[str, str], name: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        Settings.from_env(env)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [{"host": 127}, {"port": "8000"}, {"workers": True}, {"queue_size": 1.5}, {"colour": "x"}],
+)
+def test_wrong_types_are_refused_in_code(values: dict[str, object]) -> None:
+    with pytest.raises(ConfigError):
+        Settings.build(**values)
+
+
+def test_settings_are_immutable() -> None:
+    settings = Settings.from_env({})
+    with pytest.raises(ValueError):
+        settings.port = 1  # type: ignore[misc]
+
+
+def test_body_cap_admits_the_worst_escaping_of_the_code_cap() -> None:
+    settings = Settings.build(max_code_bytes=1000)
+    assert settings.max_body_bytes >= 6 * 1000 + len('{"code": ""}')
