@@ -56,6 +56,8 @@ class Exercise:
     related: tuple[str, ...]
     cases: tuple[Case, ...]
     limits: Limits = field(default_factory=Limits)
+    return_names: tuple[str, ...] = ()
+    feedback: dict[str, str] = field(default_factory=dict)
 
     def case_inputs(self) -> list[dict[str, Any]]:
         """The inputs only: the part of each case that may cross into the sandbox."""
@@ -151,6 +153,14 @@ def load_exercise(folder: Path) -> Exercise:
     except (TypeError, ValueError) as exc:
         raise ExerciseError(f"{meta_path}: [limits] {exc}") from exc
 
+    return_names = meta.get("return_names", [])
+    _require(isinstance(return_names, list) and all(isinstance(n, str) for n in return_names),
+             meta_path, "'return_names' must be a list of strings")
+    feedback = meta.get("feedback", {})
+    _require(isinstance(feedback, dict) and set(feedback) <= {"extra", "missing", "differs"}
+             and all(isinstance(v, str) for v in feedback.values()),
+             meta_path, "[feedback] may only set the strings extra, missing and differs")
+
     cases = load_cases(folder / "cases.json", parameters)
     _require(len(cases) == CASES_PER_EXERCISE, folder / "cases.json",
              f"must hold exactly {CASES_PER_EXERCISE} cases, found {len(cases)}")
@@ -176,6 +186,8 @@ def load_exercise(folder: Path) -> Exercise:
         related=tuple(related),
         cases=cases,
         limits=limits,
+        return_names=tuple(return_names),
+        feedback=dict(feedback),
     )
 
 

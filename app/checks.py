@@ -1,0 +1,293 @@
+"""Pure, trusted comparisons of raw sandbox outputs with expected ones, in a learner's words.
+
+Input: what the child reported (tagged values, draw counts, inputs after the call). Output: a
+status and a message per case. Nothing here runs learner code or trusts its ``__eq__``: values
+arrive as JSON tags describing exact types, and are compared as plain data.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sandbox.protocol import CaseRun
+
+# -- the return contract: a tiny type grammar ("tuple[list[int], int]") ---------------------
+
+
+@dataclass(frozen=True)
+class TypeSpec:
+    name: str  # int | float | bool | str | list | tuple
+    items: tuple[TypeSpec, ...] = ()
+
+    def __str__(self) -> str:
+        if not self.items:
+            return self.name
+        return f"{self.name}[{', '.join(str(item) for item in self.items)}]"
+
+
+_TOKEN = re.compile(r"\s*(\w+|\[|\]|,)")
+
+
+def parse_type(text: str) -> TypeSpec:
+    """Parse the ``returns`` grammar: int, float, bool, str, list[T], tuple[T1, T2, ...]."""
+    tokens = _TOKEN.findall(text)
+    if "".join(tokens) != re.sub(r"\s+", "", text):
+        raise ValueError(f"cannot parse return type {text!r}")
+    spec, rest = _parse(tokens)
+    if rest:
+        raise ValueError(f"unexpected {''.join(rest)!r} in return type {text!r}")
+    return spec
+
+
+def _parse(tokens: list[str]) -> tuple[TypeSpec, list[str]]:
+    if not tokens:
+        raise ValueError("empty return type")
+    head, rest = tokens[0], tokens[1:]
+    if head in ("int", "float", "bool", "str"):
+        return TypeSpec(head), rest
+    if head not in ("list", "tuple") or not rest or rest[0] != "[":
+        raise ValueError(f"unknown type {head!r}")
+    rest = rest[1:]
+    items = []
+    while True:
+        item, rest = _parse(rest)
+        items.append(item)
+        if rest and rest[0] == ",":
+            rest = rest[1:]
+            continue
+        if rest and rest[0] == "]":
+            rest = rest[1:]
+            break
+        raise ValueError("unbalanced brackets in return type")
+    if head == "list" and len(items) != 1:
+        raise ValueError("list takes exactly one item type")
+    return TypeSpec(head, tuple(items)), rest
+
+
+# -- reading tagged values ------------------------------------------------------------------
+
+_ARTICLE = {"int": "an int", "float": "a float", "bool": "a bool", "str": "a str"}
+
+
+def describe(tagged: Any) -> str:
+    """The learner-facing type name of a tagged value: list, numpy.ndarray, numpy.int64, ..."""
+    if not isinstance(tagged, dict):
+        return "an unreadable value"
+    kind = tagged.get("t")
+    if kind == "ndarray":
+        return "numpy.ndarray"
+    if kind == "numpy":
+        return f"numpy.{tagged.get('dtype', '?')}"
+    if kind == "none":
+        return "None"
+    if kind == "object":
+        return str(tagged.get("type", "object"))
+    if kind == "too_big":
+        return f"a {tagged.get('type', 'value')} too large to report"
+    return str(kind)
+
+
+def plain(tagged: Any) -> Any:
+    """A tagged value as plain JSON for display and comparison (tuples become lists)."""
+    if not isinstance(tagged, dict):
+        return None
+    kind = tagged.get("t")
+    value = tagged.get("v")
+    if kind in ("list", "tuple"):
+        return [plain(item) for item in value] if isinstance(value, list) else None
+    if kind == "dict":
+        pairs = value if isinstance(value, list) else []
+        return {
+            str(plain(pair[0])): plain(pair[1])
+            for pair in pairs
+            if isinstance(pair, list) and len(pair) == 2
+        }
+    if kind == "int" and tagged.get("big"):
+        return "<an int too large to show>"
+    if kind == "object":
+        return f"<{tagged.get('type', 'object')} object: {tagged.get('repr', '')}>"
+    if kind == "too_big":
+        return f"<{tagged.get('type', 'value')} too large to show>"
+    return value
+
+
+def _is_integer(tagged: dict[str, Any]) -> bool:
+    kind = tagged.get("t")
+    if kind == "int":
+        return True
+    dtype = str(tagged.get("dtype", ""))
+    return kind == "numpy" and (dtype.startswith("int") or dtype.startswith("uint"))
+
+
+def _is_float(tagged: dict[str, Any]) -> bool:
+    kind = tagged.get("t")
+    if kind == "float" or _is_integer(tagged):
+        return True
+    return kind == "numpy" and str(tagged.get("dtype", "")).startswith("float")
+
+
+def type_problem(
+    tagged: Any, spec: TypeSpec, what: str, names: tuple[str, ...] = ()
+) -> str | None:
+    """None when the value fits the contract, else one sentence saying exactly what is wrong.
+
+    ``names`` names the items of a returned tuple (e.g. accepted_tokens, num_accepted).
+    """
+    if not isinstance(tagged, dict):
+        return f"{what} could not be read"
+    kind = tagged.get("t")
+    if spec.name == "int":
+        if _is_integer(tagged):
+            return None
+        value = plain(tagged)
+        shown = f" ({value!r})" if kind in ("float", "bool", "numpy", "str") else ""
+        return f"{what} must be an int, got {describe(tagged)}{shown}"
+    if spec.name == "float":
+        return None if _is_float(tagged) else f"{what} must be a float, got {describe(tagged)}"
+    if spec.name == "bool":
+        ok = kind == "bool" or (kind == "numpy" and tagged.get("dtype") == "bool")
+        return None if ok else f"{what} must be a bool, got {describe(tagged)}"
+    if spec.name == "str":
+        return None if kind == "str" else f"{what} must be a str, got {describe(tagged)}"
+    if kind != spec.name:
+        return f"{what} must be a {spec.name}, got {describe(tagged)}"
+    items = tagged.get("v")
+    if not isinstance(items, list):
+        return f"{what} could not be read"
+    if spec.name == "tuple":
+        if len(items) != len(spec.items):
+            return f"{what} must be a tuple of {len(spec.items)} items, got {len(items)}"
+        for position, (item, item_spec) in enumerate(zip(items, spec.items, strict=True)):
+            part = names[position] if position < len(names) else f"item {position} of {what}"
+            problem = type_problem(item, item_spec, part)
+            if problem:
+                return problem
+        return None
+    for position, item in enumerate(items):
+        problem = type_problem(item, spec.items[0], f"item {position} of {what}")
+        if problem:
+            return problem
+    return None
+
+
+# -- comparing values -----------------------------------------------------------------------
+
+
+def same(actual: Any, expected: Any) -> bool:
+    """Plain-data equality; floats within a relative 1e-9 (ints and bools exactly)."""
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(actual) is type(expected) and actual == expected
+    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
+        if isinstance(expected, int) and isinstance(actual, int):
+            return actual == expected
+        return math.isclose(actual, expected, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(expected, list) and isinstance(actual, list):
+        return len(actual) == len(expected) and all(
+            same(a, e) for a, e in zip(actual, expected, strict=True)
+        )
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        return actual.keys() == expected.keys() and all(same(actual[k], expected[k]) for k in expected)
+    return bool(actual == expected) and type(actual) is type(expected)
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """Exercise wording for sequence mismatches; ``{i}``, ``{actual}``, ``{expected}`` fill in."""
+
+    extra: str = "position {i}: you returned {actual} but the reference stopped before it"
+    missing: str = "position {i}: you stopped, but the reference continues with {expected}"
+    differs: str = "position {i}: you returned {actual} but the reference returned {expected}"
+
+
+def value_problem(actual: Any, expected: Any, what: str, feedback: Feedback) -> str | None:
+    """None when equal, else the first difference in words."""
+    if same(actual, expected):
+        return None
+    if isinstance(actual, list) and isinstance(expected, list):
+        for i in range(max(len(actual), len(expected))):
+            if i >= len(expected):
+                return feedback.extra.format(i=i, actual=_show(actual[i]), expected="")
+            if i >= len(actual):
+                return feedback.missing.format(i=i, actual="", expected=_show(expected[i]))
+            if not same(actual[i], expected[i]):
+                return feedback.differs.format(
+                    i=i, actual=_show(actual[i]), expected=_show(expected[i])
+                )
+    return f"{what}: you returned {_show(actual)} but the reference returned {_show(expected)}"
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def draws_problem(actual: int | None, expected: int | None) -> str | None:
+    if expected is None or actual == expected:
+        return None
+    if actual is None:
+        return "the number of random numbers drawn could not be measured"
+    numbers = lambda n: f"{n} random number{'s' if n != 1 else ''}"  # noqa: E731
+    return f"your function drew {numbers(actual)}; the reference draws {expected}"
+
+
+def mutation_problem(
+    inputs: dict[str, Any], after: dict[str, Any] | None, kinds: dict[str, str]
+) -> str | None:
+    """Which argument the function changed in place, if any."""
+    if after is None:
+        return None
+    for name, kind in kinds.items():
+        if name not in after:
+            continue
+        now = after[name] if kind == "ndarray" else plain(after[name])
+        if not same(now, inputs[name]):
+            return (
+                f"your function modified its argument {name} (it was {_show(inputs[name])}, "
+                f"afterwards {_show(now)}); the function must not change its inputs"
+            )
+    return None
+
+
+# -- keeping the judge's internals out of reports ---------------------------------------------
+
+_INTERNAL_PREFIXES = sorted(
+    {str(Path(__file__).resolve().parent.parent), sys.prefix, sys.base_prefix, sys.exec_prefix},
+    key=len,
+    reverse=True,
+)
+
+
+def scrub(text: str | None) -> str | None:
+    """Removes the judge's own paths from a message (learners see their code, not ours)."""
+    if not text:
+        return text
+    for prefix in _INTERNAL_PREFIXES:
+        if prefix and prefix != "/":
+            text = text.replace(prefix, "<judge>")
+    return text
+
+
+def error_message(run: CaseRun, limits_text: dict[str, str]) -> str:
+    """The sentence for a case that did not return normally."""
+    error = run.error
+    if run.outcome == "timeout":
+        return f"time limit exceeded: {limits_text['time']}"
+    if run.outcome == "memory":
+        return f"memory limit exceeded: {limits_text['memory']}"
+    if run.outcome == "output":
+        detail = error.message if error and error.message else "too much output"
+        return f"output limit exceeded: {detail} (print less, at most {limits_text['output']})"
+    if error is None:
+        return "your code failed"
+    if run.outcome == "crashed":
+        return scrub(error.message) or "the process running your code ended unexpectedly"
+    where = f" (line {error.line})" if error.line else ""
+    text = f"{error.type}{where}: {error.message}" if error.message else f"{error.type}{where}"
+    if error.trace:
+        text += "\nTraceback (your code only):\n" + error.trace
+    return scrub(text) or ""

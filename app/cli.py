@@ -1,0 +1,144 @@
+"""The `judge` command: serve, grade, exercises check|regen, doctor, bench."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from app.catalog import EXERCISES_DIR, Catalog, ExerciseError
+from app.schemas import Report, Status
+
+
+def _load_catalog(root: Path) -> Catalog:
+    try:
+        return Catalog.load(root)
+    except ExerciseError as exc:
+        raise SystemExit(f"judge: invalid exercise folder: {exc}") from None
+
+
+def print_report(report: Report, stream=sys.stdout) -> None:  # type: ignore[no-untyped-def]
+    """A human-readable report: summary line, then one line per case with its message."""
+    marks = {Status.passed: "PASS", Status.failed: "FAIL", Status.error: "ERROR"}
+    print(
+        f"{report.verdict.value}: {report.passed}/{report.total} tests passed "
+        f"({report.duration_ms:.1f} ms)",
+        file=stream,
+    )
+    if report.message:
+        print(f"  {report.message}", file=stream)
+    for test in report.tests:
+        print(f"  [{marks[test.status]}] {test.name}", file=stream)
+        if test.status != Status.passed and test.message:
+            for line in test.message.splitlines():
+                print(f"      {line}", file=stream)
+            if test.actual is not None or test.expected is not None:
+                print(f"      expected: {json.dumps(test.expected)}", file=stream)
+                print(f"      actual:   {json.dumps(test.actual)}", file=stream)
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from app.judge import Judge
+
+    catalog = _load_catalog(args.exercises)
+    exercise = catalog.get(args.exercise_id)
+    if exercise is None:
+        known = ", ".join(e.id for e in catalog)
+        print(f"judge: unknown exercise {args.exercise_id!r} (known: {known})", file=sys.stderr)
+        return 2
+    try:
+        code = Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"judge: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
+    judge = Judge.create(workers=1, queue_size=1)
+    try:
+        report = judge.grade(exercise, code)
+    finally:
+        judge.close()
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    else:
+        print_report(report)
+    return 0 if report.status == Status.passed else 1
+
+
+def cmd_exercises(args: argparse.Namespace) -> int:
+    from app import exercise_tools
+
+    if args.action == "check":
+        return exercise_tools.check_all(args.exercises)
+    return exercise_tools.regenerate_all(args.exercises)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from app.doctor import doctor
+
+    return doctor(args.exercises, as_json=args.json)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from app.bench import run_bench
+
+    return run_bench(
+        args.exercises, n=args.n, concurrency=args.concurrency, as_json=args.json,
+        fresh_n=args.fresh_n,
+    )
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from app.server import serve
+
+    serve(args.host, args.port, allow_unconfined=args.allow_unconfined)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="judge", description=__doc__)
+    parser.add_argument(
+        "--exercises", type=Path, default=EXERCISES_DIR, help="folder of exercise folders"
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="start the web judge")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--allow-unconfined", action="store_true",
+        help="start even when a mandatory sandbox layer is unavailable (development only)",
+    )
+    serve.set_defaults(func=cmd_serve)
+
+    grade = commands.add_parser("grade", help="grade a file against an exercise")
+    grade.add_argument("exercise_id")
+    grade.add_argument("file")
+    grade.add_argument("--json", action="store_true", help="print the report as JSON")
+    grade.set_defaults(func=cmd_grade)
+
+    exercises = commands.add_parser("exercises", help="validate or regenerate exercise folders")
+    exercises.add_argument("action", choices=["check", "regen"])
+    exercises.set_defaults(func=cmd_exercises)
+
+    doctor = commands.add_parser("doctor", help="show the confinement layers and limits in force")
+    doctor.add_argument("--json", action="store_true")
+    doctor.set_defaults(func=cmd_doctor)
+
+    bench = commands.add_parser("bench", help="warm pool versus a fresh interpreter per grade")
+    bench.add_argument("--n", type=int, default=400, help="grades through the warm pool")
+    bench.add_argument("--concurrency", type=int, default=2)
+    bench.add_argument(
+        "--fresh-n", type=int, default=None, help="grades through fresh interpreters (default n/8)"
+    )
+    bench.add_argument("--json", action="store_true")
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,184 @@
+"""Runs inside one forked child: confine, compile, call each case, report raw results.
+
+Everything after ``confine`` is untrusted territory: the host believes nothing it did not
+validate. This module's duty is to keep the learner's view small and the replies honest when
+the learner is honest; the OS layers and the host's checks cover the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from typing import Any
+
+import numpy as np
+
+from sandbox import values
+from sandbox.policy import HELPERS_FILENAME, LEARNER_FILENAME, CompileFailure, Policy, compile_learner
+from sandbox.protocol import encode
+
+LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)
+# The legacy global state is set to this before each call, so a solution that forgets to seed
+# fails every time rather than by the luck of case order.
+FOREIGN_SEED = 20_240_917
+
+
+class OutputLimitExceeded(Exception):
+    """Raised into learner code when it prints past the cap; the flag stays set regardless."""
+
+
+class Capture:
+    """Captured stdout of one case, capped; overflowing is remembered even if caught."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.parts: list[str] = []
+        self.size = 0
+        self.overflowed = False
+
+    def write(self, text: str) -> None:
+        if self.overflowed:
+            raise OutputLimitExceeded("output limit exceeded")
+        room = self.cap - self.size
+        if len(text) > room:
+            self.parts.append(text[:room])
+            self.size = self.cap
+            self.overflowed = True
+            raise OutputLimitExceeded("output limit exceeded")
+        self.parts.append(text)
+        self.size += len(text)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+class Reply:
+    """The child's only way out: length-prefixed frames on one pipe, with a total budget."""
+
+    def __init__(self, fd: int, budget: int) -> None:
+        self.fd = fd
+        self.budget = budget
+
+    def send(self, message: dict[str, Any]) -> None:
+        frame = encode(message)
+        if len(frame) > self.budget:
+            frame = encode({"t": "overflow"})
+        self.budget -= len(frame)
+        view = memoryview(frame)
+        while view:
+            written = os.write(self.fd, view)
+            view = view[written:]
+
+
+def learner_error(exc: BaseException) -> dict[str, Any]:
+    """The exception as the learner should see it: type, message, their own lines only."""
+    frames = [
+        frame for frame in traceback.extract_tb(exc.__traceback__) if frame.filename in LEARNER_FILES
+    ]
+    line = frames[-1].lineno if frames else None
+    trace = "\n".join(
+        f'  {frame.filename}, line {frame.lineno}, in {frame.name}'
+        + (f"\n    {frame.line}" if frame.line else "")
+        for frame in frames[-8:]
+    )
+    try:
+        message = str(exc)
+    except Exception:  # a learner exception whose __str__ raises
+        message = "<unprintable message>"
+    return {"type": type(exc).__name__, "message": message[:2000], "line": line, "trace": trace}
+
+
+def _source_lines(source: str, filename: str) -> None:
+    # Traceback lines are read through linecache; seed it so the learner sees their own code
+    # without any file existing (the child has no filesystem to read it from anyway).
+    import linecache
+
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+
+
+def run_job(job: dict[str, Any], reply: Reply, policy: Policy, first_case: int) -> None:
+    """Compile the learner's code, then run cases first_case.. in order, reporting each."""
+    parameters: dict[str, str] = job["parameters"]
+    random_mode: str = job["random_mode"]
+    output_cap: int = job["limits"]["output_bytes"]
+    sys.setrecursionlimit(400)
+
+    globals_: dict[str, Any] = policy.namespace()
+    try:
+        if job["helpers"]:
+            _source_lines(job["helpers"], HELPERS_FILENAME)
+            exec(compile_learner(job["helpers"], HELPERS_FILENAME), globals_)
+        _source_lines(job["code"], LEARNER_FILENAME)
+        code = compile_learner(job["code"])
+    except CompileFailure as failure:
+        kind = "refused" if failure.refused else "compile"
+        reply.send({"t": "setup", "kind": kind, "message": failure.message, "line": failure.line})
+        return
+
+    capture = Capture(output_cap)
+    policy.print_hook = capture.write
+    try:
+        exec(code, globals_)
+    except BaseException as exc:  # SystemExit and friends included: nothing escapes
+        kind = "memory" if isinstance(exc, MemoryError) else "module"
+        error = learner_error(exc)
+        message = f"{error['type']}: {error['message']}"
+        reply.send({"t": "setup", "kind": kind, "message": message, "line": error["line"]})
+        return
+    entry = globals_.get(job["entry_point"])
+    if not callable(entry):
+        message = f"define a function named {job['entry_point']}"
+        if entry is not None:
+            message += f" (found a {type(entry).__name__} with that name)"
+        reply.send({"t": "setup", "kind": "missing_entry", "message": message, "line": None})
+        return
+    reply.send({"t": "ready"})
+
+    for index in range(first_case, len(job["cases"])):
+        inputs = job["cases"][index]
+        capture = Capture(output_cap)
+        policy.print_hook = capture.write
+        arguments = {name: values.build_argument(kind, inputs[name]) for name, kind in parameters.items()}
+        if random_mode == "global":
+            np.random.seed(FOREIGN_SEED + index)
+        reply.send({"t": "start", "case": index})
+        outcome, value, error = "returned", None, None
+        started = time.perf_counter()
+        try:
+            result = entry(*arguments.values())
+            value = values.tag(result)
+        except values.RandomStreamExhausted as exc:
+            outcome, error = "raised", {"type": "RandomStreamExhausted", "message": str(exc)}
+        except MemoryError as exc:
+            outcome, error = "memory", learner_error(exc)
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt, GeneratorExit, ...
+            outcome, error = "raised", learner_error(exc)
+        duration_ms = (time.perf_counter() - started) * 1000
+        if capture.overflowed:
+            outcome, value, error = "output", None, None
+        draws = None
+        if random_mode == "generator":
+            generator = arguments[job["rng_argument"]]
+            draws = generator.draws
+        inputs_after = {
+            name: values.snapshot_argument(kind, arguments[name])
+            for name, kind in parameters.items()
+            if kind in ("list", "ndarray", "value")
+        }
+        reply.send(
+            {
+                "t": "case",
+                "case": index,
+                "outcome": outcome,
+                "value": value,
+                "error": error,
+                "output": capture.text(),
+                "output_truncated": capture.overflowed,
+                "duration_ms": duration_ms,
+                "draws": draws,
+                "inputs_after": inputs_after,
+            }
+        )
+    reply.send({"t": "end"})

@@ -1,0 +1,187 @@
+"""The only messages that cross a pipe, their framing, and their validation on arrival.
+
+Every frame is a 4-byte big-endian length and a UTF-8 JSON object. A confined child can write
+anything to its pipe, so what it sends is checked here (shape, types, sizes) before the trusted
+side believes a word of it.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+HEADER = struct.Struct(">I")
+MAX_FRAME = 8 * 1024 * 1024
+
+
+class ProtocolError(ValueError):
+    """A frame or message that does not follow the protocol."""
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message, separators=(",", ":"), allow_nan=False).encode()
+    return HEADER.pack(len(body)) + body
+
+
+class FrameReader:
+    """Accumulates bytes from a pipe and yields whole messages; refuses oversized frames."""
+
+    def __init__(self, max_frame: int = MAX_FRAME) -> None:
+        self._buffer = bytearray()
+        self._max_frame = max_frame
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        self._buffer += data
+        messages = []
+        while len(self._buffer) >= HEADER.size:
+            (length,) = HEADER.unpack_from(self._buffer)
+            if length > self._max_frame:
+                raise ProtocolError(f"frame of {length} bytes exceeds {self._max_frame}")
+            if len(self._buffer) < HEADER.size + length:
+                break
+            body = bytes(self._buffer[HEADER.size : HEADER.size + length])
+            del self._buffer[: HEADER.size + length]
+            try:
+                message = json.loads(body)
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise ProtocolError(f"frame is not JSON: {exc}") from None
+            if not isinstance(message, dict):
+                raise ProtocolError("frame is not a JSON object")
+            messages.append(message)
+        return messages
+
+    @property
+    def pending(self) -> int:
+        return len(self._buffer)
+
+
+# -- what the child reports ---------------------------------------------------------------
+
+CASE_OUTCOMES = (
+    "returned",  # the function returned a value (maybe wrong: the trusted side judges)
+    "raised",  # the function raised an exception
+    "timeout",  # the case ran past its deadline and the child was killed
+    "memory",  # the case ran out of memory
+    "output",  # the case printed more than the output cap
+    "crashed",  # the child died during the case (signal, early exit, broken reply)
+)
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    """An exception in learner code, reduced to what the learner needs to see."""
+
+    type: str
+    message: str
+    line: int | None = None
+    trace: str = ""
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    outcome: str
+    value: Any = None  # a tagged value (see sandbox.values), present when outcome == returned
+    error: ErrorInfo | None = None
+    output: str = ""
+    output_truncated: bool = False
+    duration_ms: float = 0.0
+    draws: int | None = None
+    inputs_after: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class SetupFailure:
+    """The submission never reached its cases: compile error, policy refusal, module error."""
+
+    kind: str  # "compile" | "refused" | "module" | "missing_entry" | "timeout" | "crashed" | "memory"
+    message: str
+    line: int | None = None
+
+
+@dataclass
+class RunResult:
+    """Everything one submission produced in the sandbox: raw outputs, nothing judged yet."""
+
+    layers: dict[str, bool] = field(default_factory=dict)
+    setup: SetupFailure | None = None
+    cases: list[CaseRun] = field(default_factory=list)
+    wall_ms: float = 0.0
+
+
+def _text(value: Any, limit: int, name: str) -> str:
+    if not isinstance(value, str):
+        raise ProtocolError(f"{name} must be a string")
+    return value[:limit]
+
+
+def _optional_int(value: Any, name: str) -> int | None:
+    if value is None:
+        return None
+    if type(value) is not int:
+        raise ProtocolError(f"{name} must be an int or null")
+    return value
+
+
+def parse_error(raw: Any) -> ErrorInfo | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ProtocolError("error must be an object")
+    return ErrorInfo(
+        type=_text(raw.get("type", "Error"), 200, "error.type"),
+        message=_text(raw.get("message", ""), 4000, "error.message"),
+        line=_optional_int(raw.get("line"), "error.line"),
+        trace=_text(raw.get("trace", ""), 4000, "error.trace"),
+    )
+
+
+def parse_case(raw: dict[str, Any], output_cap: int) -> CaseRun:
+    """Validate one case report from a child."""
+    outcome = raw.get("outcome")
+    if outcome not in CASE_OUTCOMES:
+        raise ProtocolError(f"unknown case outcome {outcome!r}")
+    duration = raw.get("duration_ms", 0.0)
+    if not isinstance(duration, (int, float)) or isinstance(duration, bool) or duration < 0:
+        raise ProtocolError("duration_ms must be a non-negative number")
+    draws = _optional_int(raw.get("draws"), "draws")
+    inputs_after = raw.get("inputs_after")
+    if inputs_after is not None and not isinstance(inputs_after, dict):
+        raise ProtocolError("inputs_after must be an object")
+    truncated = raw.get("output_truncated", False)
+    if not isinstance(truncated, bool):
+        raise ProtocolError("output_truncated must be a bool")
+    return CaseRun(
+        outcome=outcome,
+        value=raw.get("value"),
+        error=parse_error(raw.get("error")),
+        output=_text(raw.get("output", ""), output_cap, "output"),
+        output_truncated=truncated,
+        duration_ms=float(duration),
+        draws=draws,
+        inputs_after=inputs_after,
+    )
+
+
+def parse_setup(raw: Any) -> SetupFailure | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ProtocolError("setup must be an object")
+    kind = raw.get("kind")
+    if kind not in ("compile", "refused", "module", "missing_entry", "timeout", "crashed", "memory"):
+        raise ProtocolError(f"unknown setup failure {kind!r}")
+    return SetupFailure(
+        kind=kind,
+        message=_text(raw.get("message", ""), 4000, "setup.message"),
+        line=_optional_int(raw.get("line"), "setup.line"),
+    )
+
+
+def parse_layers(raw: Any) -> dict[str, bool]:
+    if not isinstance(raw, dict) or not all(
+        isinstance(k, str) and isinstance(v, bool) for k, v in raw.items()
+    ):
+        raise ProtocolError("layers must map names to booleans")
+    return dict(raw)

@@ -1,0 +1,214 @@
+"""Inside the child: fresh copies of case inputs in, JSON-safe tagged values out.
+
+A returned value is described by exact type (``type(x) is list``, never ``isinstance``), so a
+subclass with a lying ``__eq__`` or an ndarray subclass is reported as what it is. Nothing the
+learner returns is compared here: the trusted side does that from the tags.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+MAX_ITEMS = 10_000
+MAX_DEPTH = 32
+MAX_TEXT = 2_000
+MAX_INT_BITS = 256
+
+
+class TooBig(Exception):
+    pass
+
+
+def _float(value: float) -> Any:
+    if math.isfinite(value):
+        return value
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+
+
+def _short_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception as exc:  # a learner __repr__ may raise anything
+        text = f"<unprintable {type(exc).__name__}>"
+    if not isinstance(text, str):
+        return "<unprintable>"
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def tag(value: Any) -> dict[str, Any]:
+    """Describe a value as JSON with its exact type; raises nothing (falls back to 'object')."""
+    budget = [MAX_ITEMS]
+    try:
+        return _tag(value, 0, budget)
+    except TooBig:
+        return {"t": "too_big", "type": type(value).__name__}
+    except RecursionError:
+        return {"t": "too_big", "type": type(value).__name__}
+
+
+def _tag(value: Any, depth: int, budget: list[int]) -> dict[str, Any]:
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_DEPTH:
+        raise TooBig
+    kind = type(value)
+    if value is None:
+        return {"t": "none"}
+    if kind is bool:
+        return {"t": "bool", "v": value}
+    if kind is int:
+        if value.bit_length() > MAX_INT_BITS:
+            return {"t": "int", "v": None, "big": True}
+        return {"t": "int", "v": value}
+    if kind is float:
+        return {"t": "float", "v": _float(value)}
+    if kind is str:
+        return {"t": "str", "v": value[:MAX_TEXT]}
+    if kind is list or kind is tuple:
+        items = [_tag(item, depth + 1, budget) for item in value]
+        return {"t": "list" if kind is list else "tuple", "v": items}
+    if kind is dict:
+        pairs = [[_tag(k, depth + 1, budget), _tag(v, depth + 1, budget)] for k, v in value.items()]
+        return {"t": "dict", "v": pairs}
+    if kind is np.ndarray:
+        if value.size > MAX_ITEMS:
+            raise TooBig
+        budget[0] -= int(value.size)
+        plain = _plain_array(value)
+        return {"t": "ndarray", "dtype": str(value.dtype), "shape": list(value.shape), "v": plain}
+    if isinstance(value, np.generic) and kind.__module__ == "numpy":
+        return {"t": "numpy", "dtype": str(value.dtype), "v": _plain_scalar(value)}
+    return {"t": "object", "type": kind.__qualname__[:100], "repr": _short_repr(value)}
+
+
+def _plain_scalar(value: np.generic) -> Any:
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return _float(float(value))
+    return _short_repr(value)
+
+
+def _plain_array(array: np.ndarray) -> Any:
+    if array.dtype.kind in "biuf":
+        listed = array.tolist()
+        if array.dtype.kind == "f":
+            return _clean_floats(listed)
+        return listed
+    return [_short_repr(item) for item in array.ravel()[:100]]
+
+
+def _clean_floats(listed: Any) -> Any:
+    if isinstance(listed, list):
+        return [_clean_floats(item) for item in listed]
+    return _float(listed)
+
+
+# -- inputs -------------------------------------------------------------------------------
+
+
+class RandomStreamExhausted(Exception):
+    """The learner drew more random numbers than a scripted case provides."""
+
+
+class ScriptedGenerator:
+    """A stand-in generator that returns the case's numbers in order and counts the draws."""
+
+    __slots__ = ("_numbers", "_drawn")
+
+    def __init__(self, numbers: list[float]) -> None:
+        self._numbers = [float(n) for n in numbers]
+        self._drawn = 0
+
+    def _next(self) -> float:
+        if self._drawn >= len(self._numbers):
+            self._drawn += 1
+            raise RandomStreamExhausted(
+                f"this test case scripts {len(self._numbers)} random numbers and your function "
+                f"asked for number {self._drawn}"
+            )
+        number = self._numbers[self._drawn]
+        self._drawn += 1
+        return number
+
+    def _many(self, size: Any) -> Any:
+        if size is None:
+            return self._next()
+        count = int(np.prod(size))
+        return np.array([self._next() for _ in range(count)]).reshape(size)
+
+    def random(self, size: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        return self._many(size)
+
+    def uniform(self, low: float = 0.0, high: float = 1.0, size: Any = None) -> Any:
+        return low + (high - low) * self._many(size)
+
+    @property
+    def draws(self) -> int:
+        return self._drawn
+
+    def __repr__(self) -> str:
+        return f"ScriptedGenerator({len(self._numbers)} numbers)"
+
+
+class CountingGenerator:
+    """numpy's default_rng(seed) behind a narrow surface that counts every number drawn."""
+
+    __slots__ = ("_generator", "_drawn")
+
+    def __init__(self, seed: int) -> None:
+        self._generator = np.random.default_rng(seed)
+        self._drawn = 0
+
+    def _count(self, size: Any) -> None:
+        self._drawn += 1 if size is None else int(np.prod(size))
+
+    def random(self, size: Any = None, dtype: Any = np.float64, out: Any = None) -> Any:
+        self._count(size)
+        return self._generator.random(size)
+
+    def uniform(self, low: float = 0.0, high: float = 1.0, size: Any = None) -> Any:
+        self._count(size)
+        return self._generator.uniform(low, high, size)
+
+    @property
+    def draws(self) -> int:
+        return self._drawn
+
+    def __repr__(self) -> str:
+        return "Generator(PCG64)"
+
+
+def build_argument(kind: str, raw: Any) -> Any:
+    """A fresh object for one parameter of one case, built from its JSON input."""
+    if kind == "ndarray":
+        return np.array(raw, dtype=np.float64)
+    if kind == "rng":
+        if isinstance(raw, dict) and "scripted" in raw:
+            return ScriptedGenerator(raw["scripted"])
+        if isinstance(raw, dict) and "seed" in raw:
+            return CountingGenerator(int(raw["seed"]))
+        raise ValueError(f"unknown generator spec {raw!r}")
+    # "list" and "value": a deep copy through JSON types, so no two calls share an object.
+    return _copy(raw)
+
+
+def _copy(raw: Any) -> Any:
+    if isinstance(raw, list):
+        return [_copy(item) for item in raw]
+    if isinstance(raw, dict):
+        return {key: _copy(item) for key, item in raw.items()}
+    return raw
+
+
+def snapshot_argument(kind: str, value: Any) -> Any:
+    """The state of a mutable argument after the call, as JSON, for the mutation check."""
+    if kind == "rng":
+        return None
+    if kind == "ndarray" and type(value) is np.ndarray:
+        return _clean_floats(value.tolist())
+    return tag(value)
