@@ -95,6 +95,15 @@ const minified = await transform(markedSource, {
 writeFileSync(join(vendor, `marked-${markedVersion}.min.js`), minified.code);
 copyFileSync(join(modules, "marked", "LICENSE"), join(vendor, "marked-LICENSE"));
 
+// The page names the versioned files (the app caches /static/vendor/ as immutable): point it at
+// the ones just built.
+const pagePath = join(here, "..", "app", "static", "exercise.html");
+const page = readFileSync(pagePath, "utf8")
+  .replace(/\/static\/vendor\/codemirror-[^"/]+\.js/g, `/static/vendor/codemirror-${cmVersion}.js`)
+  .replace(/\/static\/vendor\/katex-[^"/]+\//g, `/static/vendor/katex-${katexVersion}/`)
+  .replace(/\/static\/vendor\/marked-[^"/]+\.min\.js/g, `/static/vendor/marked-${markedVersion}.min.js`);
+writeFileSync(pagePath, page);
+
 console.log(
   `built vendor/codemirror-${cmVersion}.js, vendor/katex-${katexVersion}/, ` +
     `vendor/marked-${markedVersion}.min.js`,

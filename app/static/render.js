@@ -8,7 +8,7 @@
  * backslashes inside a formula are never read as emphasis or escapes, and a `$` inside inline
  * code or a fenced code block stays plain text (marked tokenizes code first). Each math token
  * is then typeset by KaTeX. Raw HTML in the Markdown is shown as text, not interpreted.
- * Needs vendor/katex-*/katex.min.js and vendor/marked-*.min.js loaded first.
+ * Needs KaTeX (window.katex) and marked (window.marked) from vendor/ loaded first.
  */
 (function () {
   "use strict";
@@ -57,7 +57,8 @@
   };
 
   // $$ ... $$ inside a paragraph (display), or $ ... $ (inline). An inline formula may not start
-  // or end with a space and may not be followed by a digit, so "costs $5 or $6" stays text.
+  // or end with a space, be followed by a digit or hold a backtick (so it never runs into code),
+  // so "costs $5 or $6" stays text.
   const inlineMath = {
     name: "inlineMath",
     level: "inline",
@@ -65,7 +66,7 @@
     tokenizer(src) {
       let match = /^\$\$([\s\S]+?)\$\$/.exec(src);
       if (match) return { type: "inlineMath", raw: match[0], text: match[1].trim(), display: true };
-      match = /^\$(?!\s)((?:\\[\s\S]|[^\\$\n])*?[^\\\s$])\$(?!\d)/.exec(src);
+      match = /^\$(?!\s)((?:\\[\s\S]|[^\\$\n`])*?[^\\\s$`])\$(?!\d)/.exec(src);
       if (match) return { type: "inlineMath", raw: match[0], text: match[1], display: false };
       return undefined;
     },

@@ -82,13 +82,13 @@
     const head = html("thead", {}, [
       html("tr", {}, [
         html("th", { scope: "col", text: "token x" }),
-        html("th", { scope: "col", html: tex("p(x)") }),
-        html("th", { scope: "col", html: tex("q(x)") }),
-        html("th", { scope: "col", html: tex("\\min(p, q)") }),
-        html("th", { scope: "col", html: tex("\\max(0, p - q)") }),
-        html("th", { scope: "col", html: "residual " + tex("r(x)") }),
-        html("th", { scope: "col", html: tex("\\min + (1-\\alpha)\\,r") }),
-        html("th", { scope: "col", html: "equals " + tex("p(x)") + "?" }),
+        html("th", { scope: "col", text: "p(x)" }),
+        html("th", { scope: "col", text: "q(x)" }),
+        html("th", { scope: "col", text: "min(p, q)" }),
+        html("th", { scope: "col", text: "max(0, p \u2212 q)" }),
+        html("th", { scope: "col", text: "residual r(x)" }),
+        html("th", { scope: "col", text: "min + (1 \u2212 \u03b1)\u00b7r" }),
+        html("th", { scope: "col", text: "= p(x)?" }),
       ]),
     ]);
     const rows = P0.map((p, x) =>
@@ -107,8 +107,8 @@
       html("th", { scope: "row", text: "sum" }),
       html("td", { text: decimal(P0.reduce((a, b) => a + b, 0)) }),
       html("td", { text: decimal(Q0.reduce((a, b) => a + b, 0)) }),
-      html("td", { html: tex("\\alpha = " + decimal(alpha)) }),
-      html("td", { html: tex("1-\\alpha = " + decimal(excessTotal)) }),
+      html("td", { text: "\u03b1 = " + decimal(alpha) }),
+      html("td", { text: "1 \u2212 \u03b1 = " + decimal(excessTotal) }),
       html("td", { text: decimal(residual.reduce((a, b) => a + b, 0)) }),
       html("td", { text: decimal(total.reduce((a, b) => a + b, 0), 6) }),
       html("td", { text: "" }),
@@ -148,10 +148,13 @@
     return svg("polygon", { points: `${x},${y - d} ${x + d},${y} ${x},${y + d} ${x - d},${y}`, fill: color });
   }
 
-  function plot() {
-    const width = 640;
-    const height = 380;
-    const margin = { top: 20, right: 64, bottom: 56, left: 64 };
+  // compact: a narrower drawing for phone widths, so its text stays readable when scaled down.
+  function plot(compact) {
+    const width = compact ? 420 : 640;
+    const height = compact ? 340 : 380;
+    const margin = compact
+      ? { top: 16, right: 48, bottom: 52, left: 52 }
+      : { top: 20, right: 64, bottom: 56, left: 64 };
     const innerW = width - margin.left - margin.right;
     const innerH = height - margin.top - margin.bottom;
     const yMax = Math.ceil(Math.max(...ALPHAS.map((a) => expectedTokens(a, K_MAX))));
@@ -160,7 +163,7 @@
 
     const root = svg("svg", {
       viewBox: `0 0 ${width} ${height}`,
-      class: "plot",
+      class: compact ? "plot plot--compact" : "plot",
       role: "img",
       "aria-labelledby": "plot-title plot-desc",
       "data-testid": "theory-plot",
@@ -192,13 +195,13 @@
     axes.append(svg("line", { x1: margin.left, x2: margin.left, y1: margin.top, y2: margin.top + innerH }));
     axes.append(
       svg("text", { x: margin.left + innerW / 2, y: height - 10, "text-anchor": "middle", class: "plot__label" },
-        "K, tokens drafted per target pass"),
+        compact ? "K, drafted tokens per pass" : "K, tokens drafted per target pass"),
     );
     axes.append(
       svg("text", {
         x: 0, y: 0, "text-anchor": "middle", class: "plot__label",
-        transform: `translate(18 ${margin.top + innerH / 2}) rotate(-90)`,
-      }, "E(K), tokens per target pass"),
+        transform: `translate(${compact ? 15 : 18} ${margin.top + innerH / 2}) rotate(-90)`,
+      }, compact ? "E(K), tokens per pass" : "E(K), tokens per target pass"),
     );
     root.append(grid, axes);
 
@@ -228,10 +231,13 @@
 
     // Legend, top left (the curves are low there).
     const legend = svg("g", { class: "plot__legend", transform: `translate(${margin.left + 14} ${margin.top + 10})` });
-    legend.append(svg("rect", { x: -8, y: -6, width: 132, height: 22 * ALPHAS.length + 8, rx: 4, class: "plot__legend-box" }));
+    const rowHeight = compact ? 24 : 22;
+    legend.append(svg("rect", {
+      x: -8, y: -6, width: compact ? 138 : 132, height: rowHeight * ALPHAS.length + 8, rx: 4, class: "plot__legend-box",
+    }));
     ALPHAS.forEach((alpha, i) => {
       const style = SERIES_STYLE[i];
-      const y = 8 + i * 22;
+      const y = 8 + i * rowHeight;
       legend.append(svg("line", { x1: 0, x2: 34, y1: y, y2: y, stroke: style.color, "stroke-width": 2.25, "stroke-dasharray": style.dash }));
       legend.append(marker(style.marker, 17, y, style.color));
       legend.append(svg("text", { x: 44, y: y, "dominant-baseline": "middle" }, "\u03b1 = " + alpha));
@@ -305,7 +311,7 @@
       ...exactnessCheck(),
       html("div", { html: costs }),
       html("figure", { class: "plot-figure" }, [
-        plot(),
+        html("div", { class: "plot-holder" }),
         html("figcaption", {
           html: "Expected tokens per target pass, " + tex("E(K)") + ", for " + tex("K = 0, \\dots, 10") +
             " and four acceptance rates. The number at the end of each line is " + tex("E(10)") + ".",
@@ -317,7 +323,13 @@
 
   function start() {
     const container = document.getElementById("theory-body");
-    if (container) render(container);
+    if (!container) return;
+    render(container);
+    const holder = container.querySelector(".plot-holder");
+    const narrow = window.matchMedia("(max-width: 560px)");
+    const draw = () => holder.replaceChildren(plot(narrow.matches));
+    draw();
+    narrow.addEventListener("change", draw);
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
