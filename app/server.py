@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import logging
+import signal
 import sys
+import threading
+from types import FrameType
 
 import uvicorn
 
@@ -26,14 +29,26 @@ def run(settings: Settings) -> None:
         server_header=False,
     )
     server = uvicorn.Server(config)
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal against the
+    # handler it found: make that a clean exit (status 0) instead of a traceback or a signal death.
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _exit_cleanly) if in_main else None
     try:
         server.run()
+    except KeyboardInterrupt:
+        pass
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         judge = getattr(app.state, "judge", None)
         if judge is not None:
             judge.close()  # idempotent; covers a shutdown that skipped the lifespan's exit
     if not server.started:
         sys.exit(3)
+
+
+def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)
 
 
 def serve(host: str, port: int, *, allow_unconfined: bool = False) -> None:
