@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.checks import parse_type
 from sandbox import Limits
 
 EXERCISES_DIR = Path(__file__).resolve().parent.parent / "exercises"
@@ -122,6 +123,10 @@ def load_exercise(folder: Path) -> Exercise:
     _require(meta["difficulty"] in DIFFICULTIES, meta_path,
              f"difficulty must be one of {DIFFICULTIES}")
     _require(meta["entry_point"].isidentifier(), meta_path, "entry_point must be an identifier")
+    try:
+        parse_type(meta["returns"])
+    except ValueError as exc:
+        raise ExerciseError(f"{meta_path}: returns: {exc}") from None
 
     parameters = meta.get("parameters")
     _require(isinstance(parameters, dict) and bool(parameters), meta_path,

@@ -1,0 +1,158 @@
+"""`judge bench`: the warm pool against a fresh interpreter per submission, side by side.
+
+Both paths grade the same correct solution with the same confinement, harness and checks; the
+only difference is where the child comes from (a fork of the warm zygote, or a cold
+``python -I`` that imports numpy and RestrictedPython itself). Prints numbers; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from app.catalog import Catalog, Exercise
+from app.judge import Judge, build_report
+from app.schemas import Report, Status
+from sandbox import protocol
+from sandbox.pool import PROJECT_ROOT, zygote_environment
+from sandbox.protocol import RunResult
+
+FRESH_BOOTSTRAP = (
+    "import sys; sys.path.insert(0, sys.argv[1]); from sandbox.fresh import main; main()"
+)
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def _measure(grade: Callable[[], Report], n: int, concurrency: int) -> dict[str, Any]:
+    """Run n grades with `concurrency` in flight; latency per grade and overall throughput."""
+    latencies: list[float] = []
+    failures = 0
+
+    def one(_: int) -> None:
+        nonlocal failures
+        started = time.perf_counter()
+        report = grade()
+        latencies.append((time.perf_counter() - started) * 1000)
+        if report.status != Status.passed:
+            failures += 1
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=concurrency) as executor:
+        list(executor.map(one, range(n)))
+    elapsed = time.perf_counter() - started
+    return {
+        "grades": n,
+        "concurrency": concurrency,
+        "seconds": round(elapsed, 3),
+        "grades_per_s": round(n / elapsed, 1),
+        "p50_ms": round(_percentile(latencies, 0.50), 2),
+        "p99_ms": round(_percentile(latencies, 0.99), 2),
+        "mean_ms": round(statistics.fmean(latencies), 2),
+        "failures": failures,
+    }
+
+
+def fresh_grade(exercise: Exercise, code: str) -> Report:
+    """Grade once in a brand-new interpreter (the baseline)."""
+    started = time.perf_counter()
+    job = {
+        "op": "run", "job": 1, "code": code, "entry_point": exercise.entry_point,
+        "cases": exercise.case_inputs(), "parameters": exercise.parameters,
+        "random_mode": exercise.random_mode, "rng_argument": exercise.random_argument,
+        "helpers": exercise.helpers_code,
+        "limits": {
+            name: getattr(exercise.limits, name)
+            for name in ("time_ms", "memory_mb", "output_bytes", "reply_bytes", "code_bytes",
+                         "open_files")
+        },
+    }
+    completed = subprocess.run(
+        [sys.executable, "-I", "-c", FRESH_BOOTSTRAP, PROJECT_ROOT],
+        input=protocol.encode(job), capture_output=True, env=zygote_environment(), timeout=60,
+        check=False,
+    )
+    result = RunResult()
+    for message in protocol.FrameReader().feed(completed.stdout):
+        if message.get("t") == "case":
+            result.cases.append(protocol.parse_case(message, exercise.limits.output_bytes))
+        elif message.get("t") == "setup":
+            result.setup = protocol.parse_setup(
+                {k: message.get(k) for k in ("kind", "message", "line")}
+            )
+    return build_report(exercise, result, (time.perf_counter() - started) * 1000)
+
+
+def run_bench(
+    root: Path, *, n: int, concurrency: int, as_json: bool, fresh_n: int | None = None,
+    exercise_id: str = "speculative-decoding-verify",
+) -> int:
+    if n < 1 or concurrency < 1:
+        print("judge bench: --n and --concurrency must be positive")
+        return 2
+    catalog = Catalog.load(root)
+    exercise = catalog.get(exercise_id) or next(iter(catalog))
+    code = exercise.solution_code
+    fresh_n = fresh_n or max(10, n // 8)
+
+    judge = Judge.create(workers=concurrency, queue_size=max(4, concurrency * 2))
+    try:
+        for _ in range(20):  # warm the path (first forks, page cache, code caches)
+            judge.grade(exercise, code)
+        warm_latency = _measure(lambda: judge.grade(exercise, code), min(n, 300), 1)
+        warm = _measure(lambda: judge.grade(exercise, code), n, concurrency)
+        layers = judge.health()["layers"]
+    finally:
+        judge.close()
+    fresh_latency = _measure(lambda: fresh_grade(exercise, code), max(5, fresh_n // 2), 1)
+    fresh = _measure(lambda: fresh_grade(exercise, code), fresh_n, concurrency)
+
+    summary = {
+        "exercise": exercise.id,
+        "cpus": os.cpu_count(),
+        "layers": layers,
+        "warm": {"latency": warm_latency, "throughput": warm},
+        "fresh": {"latency": fresh_latency, "throughput": fresh},
+        "throughput_ratio": round(warm["grades_per_s"] / fresh["grades_per_s"], 1),
+        "p50_ratio": round(fresh_latency["p50_ms"] / warm_latency["p50_ms"], 1),
+    }
+    if as_json:
+        print(json.dumps(summary, indent=2))
+    else:
+        _print_summary(summary)
+    failures = warm["failures"] + fresh["failures"] + warm_latency["failures"]
+    return 1 if failures else 0
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    on = [name for name, active in summary["layers"].items() if active]
+    off = [name for name, active in summary["layers"].items() if not active]
+    print(f"judge bench: {summary['exercise']}, six cases per grade, {summary['cpus']} CPUs")
+    print(f"layers on: {', '.join(on)}" + (f"; OFF: {', '.join(off)}" if off else ""))
+    print(f"{'path':<26}{'grades':>8}{'grades/s':>11}{'p50 ms':>9}{'p99 ms':>9}")
+    for label, key in (("warm pool", "warm"), ("fresh interpreter", "fresh")):
+        for phase in ("latency", "throughput"):
+            row = summary[key][phase]
+            name = f"{label} (c={row['concurrency']})"
+            print(
+                f"{name:<26}{row['grades']:>8}{row['grades_per_s']:>11.1f}"
+                f"{row['p50_ms']:>9.2f}{row['p99_ms']:>9.2f}"
+            )
+    print(
+        f"warm/fresh: {summary['throughput_ratio']}x grades/s, "
+        f"{summary['p50_ratio']}x lower p50 latency"
+    )
+    if any(summary[k][p]["failures"] for k in ("warm", "fresh") for p in ("latency", "throughput")):
+        print("WARNING: some grades did not pass; the numbers above are not comparable")

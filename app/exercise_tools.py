@@ -1,0 +1,129 @@
+"""`judge exercises check|regen`: every exercise folder proven through the real sandbox.
+
+Expected outputs are never typed by hand: ``regen`` runs each reference solution through the
+sandbox and stores what it returned (and how many random numbers it drew); ``check`` fails
+when the stored expectations and a fresh run of the reference disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from app import checks
+from app.catalog import Catalog, Exercise, ExerciseError
+from app.judge import Judge
+from app.schemas import Status, Verdict
+
+
+def reference_expectations(judge: Judge, exercise: Exercise) -> list[dict[str, Any]]:
+    """What the reference solution returns for each case, in the stored ``expected`` shape."""
+    result = judge.submit(exercise, exercise.solution_code).result(timeout=120)
+    if result.setup is not None:
+        raise ExerciseError(f"{exercise.id}: the reference does not run: {result.setup.message}")
+    expectations = []
+    for case, run in zip(exercise.cases, result.cases, strict=True):
+        if run.outcome != "returned":
+            message = run.error.message if run.error else run.outcome
+            raise ExerciseError(f"{exercise.id}: reference failed on {case.name!r}: {message}")
+        problem = checks.type_problem(
+            run.value, checks.parse_type(exercise.returns), "the reference's return value"
+        )
+        if problem:
+            raise ExerciseError(f"{exercise.id}: {case.name!r}: {problem}")
+        expected: dict[str, Any] = {"value": checks.plain(run.value)}
+        if exercise.random_mode == "generator":
+            expected["draws"] = run.draws
+        expectations.append(expected)
+    return expectations
+
+
+def check_exercise(judge: Judge, exercise: Exercise) -> list[str]:
+    """Problems with one exercise folder (empty when it is sound)."""
+    problems = []
+    try:
+        regenerated = reference_expectations(judge, exercise)
+    except ExerciseError as exc:
+        return [str(exc)]
+    for case, fresh in zip(exercise.cases, regenerated, strict=True):
+        if not checks.same(case.expected, fresh):
+            problems.append(
+                f"case {case.name!r}: stored expected {json.dumps(case.expected)} but the "
+                f"reference now gives {json.dumps(fresh)} (run `judge exercises regen`)"
+            )
+    reference = judge.grade(exercise, exercise.solution_code)
+    if reference.status != Status.passed:
+        problems.append(f"the reference solution is not accepted ({reference.verdict.value})")
+    starter = judge.grade(exercise, exercise.starter_code)
+    if starter.verdict in (Verdict.compile_error, Verdict.rejected):
+        problems.append(f"the starter code does not compile: {starter.message}")
+    elif starter.status == Status.passed:
+        problems.append("the starter code passes every case; it must fail")
+    return problems
+
+
+def check_all(root: Path) -> int:
+    try:
+        catalog = Catalog.load(root)
+    except ExerciseError as exc:
+        print(f"FAIL  {exc}")
+        return 1
+    judge = Judge.create(workers=1, queue_size=4)
+    failed = 0
+    try:
+        for exercise in catalog:
+            problems = check_exercise(judge, exercise)
+            print(f"{'FAIL' if problems else 'ok  '}  {exercise.id}")
+            for problem in problems:
+                print(f"      {problem}")
+            failed += bool(problems)
+    finally:
+        judge.close()
+    print(f"{len(catalog) - failed} of {len(catalog)} exercises valid")
+    return 1 if failed else 0
+
+
+def format_cases(cases: list[dict[str, Any]]) -> str:
+    """cases.json with one line per field, each value compact, so diffs stay readable."""
+    blocks = []
+    for case in cases:
+        inputs = ",\n".join(
+            f"      {json.dumps(name)}: {json.dumps(value)}" for name, value in case["input"].items()
+        )
+        blocks.append(
+            "  {\n"
+            f"    \"name\": {json.dumps(case['name'])},\n"
+            f"    \"input\": {{\n{inputs}\n    }},\n"
+            f"    \"expected\": {json.dumps(case['expected'])}\n"
+            "  }"
+        )
+    return "[\n" + ",\n".join(blocks) + "\n]\n"
+
+
+def regenerate_all(root: Path) -> int:
+    try:
+        catalog = Catalog.load(root)
+    except ExerciseError as exc:
+        print(f"FAIL  {exc}")
+        return 1
+    judge = Judge.create(workers=1, queue_size=4)
+    try:
+        for exercise in catalog:
+            expectations = reference_expectations(judge, exercise)
+            cases = [
+                {"name": case.name, "input": case.input, "expected": expected}
+                for case, expected in zip(exercise.cases, expectations, strict=True)
+            ]
+            path = exercise.folder / "cases.json"
+            before = path.read_text(encoding="utf-8")
+            after = format_cases(cases)
+            path.write_text(after, encoding="utf-8")
+            print(f"{'updated' if before != after else 'same   '}  {path}")
+    except ExerciseError as exc:
+        print(f"FAIL  {exc}")
+        return 1
+    finally:
+        judge.close()
+    return 0
+

@@ -1,0 +1,49 @@
+"""One submission in a fresh interpreter: the classic design (edX codejail, Judge0) that the
+warm zygote replaces. Kept as a baseline for `judge bench`, with the same confinement and the
+same harness, so the comparison measures only the cost of starting cold.
+
+Usage: python -I -c '...main()' < job-frame > reply-frames
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main() -> None:
+    from sandbox import protocol
+    from sandbox.child import Reply, run_job
+    from sandbox.confine import Confinement, default_read_paths
+    from sandbox.limits import Limits
+    from sandbox.policy import Policy
+
+    reader = protocol.FrameReader()
+    messages: list[dict] = []
+    while not messages:
+        data = os.read(0, 1 << 20)
+        if not data:
+            sys.exit(2)
+        messages = reader.feed(data)
+    job = messages[0]
+    limits = Limits(**job["limits"])
+    policy = Policy()
+    out = os.dup(1)
+    confinement = Confinement(default_read_paths())
+    pid = os.fork()  # the confinement is built to be applied in a direct child
+    if pid:
+        _, status = os.waitpid(pid, 0)
+        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    os.setsid()
+    layers = confinement.apply(limits, keep_fds=[out])
+    reply = Reply(out, limits.reply_bytes)
+    reply.send({"t": "hello", "layers": dict(layers, policy=True)})
+    try:
+        run_job(job, reply, policy, 0)
+    except BaseException as exc:  # noqa: BLE001 - report, never hide
+        reply.send({"t": "setup", "kind": "crashed", "message": repr(exc), "line": None})
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
