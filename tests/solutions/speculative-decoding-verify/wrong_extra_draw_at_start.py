@@ -1,0 +1,16 @@
+# expect: wrong_answer seed 42: eight tokens, each kept by a narrow margin
+import numpy as np
+
+
+def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):
+    np.random.seed(42)
+    r = np.random.uniform()
+    kept = []
+    for q, p, tok in zip(draft_probs, target_probs, draft_tokens):
+        a = 1.0 if q == 0 else min(1.0, p / q)
+        r = np.random.uniform()
+        if r < a:
+            kept.append(tok)
+        else:
+            break
+    return kept, len(kept)

@@ -1,0 +1,15 @@
+# expect: wrong_answer seed 42: eight tokens, each kept by a narrow margin
+# message: tuple
+import numpy as np
+
+
+def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):
+    np.random.seed(42)
+    kept = []
+    for q, p, tok in zip(draft_probs, target_probs, draft_tokens):
+        a = 1.0 if q == 0 else min(1.0, p / q)
+        if np.random.uniform() < a:
+            kept.append(tok)
+        else:
+            break
+    return [kept, len(kept)]
