@@ -45,7 +45,6 @@ _prctl.restype = ctypes.c_int
 _clearenv = _libc.clearenv
 _clearenv.argtypes = []
 _clearenv.restype = ctypes.c_int
-_STALE: list[object] = []  # the child's old environment mirror, kept so it is never freed
 
 
 class ConfinementError(RuntimeError):
@@ -98,6 +97,14 @@ def _close_all_but(spare: Collection[int]) -> None:
             os.closerange(low, fd)
         low = max(low, fd + 1)
     os.closerange(low, _FD_CEILING)
+
+
+def _set_rlimit(which: int, soft: int, hard: int) -> None:
+    try:
+        resource.setrlimit(which, (soft, hard))
+    except ValueError:  # above the current hard limit, which only root may raise
+        _, current_hard = resource.getrlimit(which)
+        resource.setrlimit(which, (min(soft, current_hard), current_hard))
 
 
 class Confinement:
@@ -153,6 +160,13 @@ class Confinement:
         except ValueError:  # not the main thread: do it in each child instead
             self._ignore_xfsz_in_child = True
 
+        # FSIZE 0: writes to regular files fail with EFBIG (SIGXFSZ is ignored).
+        fixed = [(resource.RLIMIT_FSIZE, 0, 0), (resource.RLIMIT_CORE, 0, 0)]
+        if self._ids is not None:
+            fixed.append((resource.RLIMIT_NPROC, 0, 0))  # no fork even if seccomp were off
+        self._fixed_rlimits = tuple(fixed)
+        self._on = self.available()
+
     def available(self) -> dict[str, bool]:
         """For each of ``LAYERS``, whether ``apply()`` will really turn it on here."""
         return {layer: layer not in self._reasons for layer in LAYERS}
@@ -178,9 +192,7 @@ class Confinement:
                 uid, gid = self._ids
                 os.setgroups([])
                 os.setresgid(gid, gid, gid)
-                os.setresuid(uid, uid, uid)
-                if os.getresuid() != (uid, uid, uid) or os.getresgid() != (gid, gid, gid):
-                    raise OSError("credentials did not change")
+                os.setresuid(uid, uid, uid)  # raises unless all three ids changed
             layer = "no_new_privs"
             # After the uid drop: a credential change clears the parent-death signal.
             _prctl_checked(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -197,7 +209,7 @@ class Confinement:
                 self._filter.load()
         except Exception as exc:
             raise ConfinementError(f"confinement layer {layer!r} failed: {exc}") from exc
-        return self.available()
+        return dict(self._on)
 
     def _clean(self, keep_fds: Collection[int]) -> None:
         os.fchdir(self._cwd_fd)
@@ -211,13 +223,11 @@ class Confinement:
             spare.add(self._ruleset.fd)  # closed by restrict_self() once used
         _close_all_but(spare)
         _clearenv()
-        # clearenv() emptied the C environ; give Python's mirror of it a fresh, empty dict.
-        # os.environ.clear() would unsetenv() key by key, and freeing the old dict would
-        # touch every key and value: page faults for nothing in a short-lived child.
+        # clearenv() emptied the C environ; empty Python's mirror of it (shared by os.environ
+        # and os.environb) to match. os.environ.clear() would unsetenv() key by key instead.
         data = getattr(os.environ, "_data", None)
         if isinstance(data, dict):
-            _STALE.append(data)
-            setattr(os.environ, "_data", {})  # noqa: B010 (private attribute, on purpose)
+            data.clear()
         else:
             os.environ.clear()
 
@@ -229,25 +239,14 @@ class Confinement:
             os.close(fd)
         cpu = limits.cpu_seconds
         address_space = virtual + limits.memory_mb * 1024 * 1024
-        # CPU soft below hard: SIGXCPU (catchable, reportable) a second before SIGKILL.
-        # FSIZE 0: writes to regular files fail with EFBIG (SIGXFSZ is ignored).
-        wanted = [
-            (resource.RLIMIT_CPU, cpu, cpu + 1),
-            (resource.RLIMIT_AS, address_space, address_space),
-            (resource.RLIMIT_FSIZE, 0, 0),
-            (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
-            (resource.RLIMIT_CORE, 0, 0),
-        ]
-        if self._ids is not None:
-            wanted.append((resource.RLIMIT_NPROC, 0, 0))
         if self._ignore_xfsz_in_child:
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        for which, soft, hard in wanted:
-            try:
-                resource.setrlimit(which, (soft, hard))
-            except ValueError:  # above the current hard limit, which only root may raise
-                _, current_hard = resource.getrlimit(which)
-                resource.setrlimit(which, (min(soft, current_hard), current_hard))
+        # CPU soft below hard: SIGXCPU (catchable, reportable) a second before SIGKILL.
+        _set_rlimit(resource.RLIMIT_CPU, cpu, cpu + 1)
+        _set_rlimit(resource.RLIMIT_AS, address_space, address_space)
+        _set_rlimit(resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)
+        for which, soft, hard in self._fixed_rlimits:
+            _set_rlimit(which, soft, hard)
 
     def close(self) -> None:
         """Zygote shutdown: release the prepared descriptors and remove the empty directory."""

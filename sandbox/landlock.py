@@ -105,6 +105,9 @@ class Ruleset:
         size = 8 if self.abi < 4 else 16 if self.abi < 6 else 24
         self.fd = _syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
                            ctypes.c_uint32(0))  # fmt: skip
+        # Built here, not per child: objects a child creates cost it page faults.
+        self._restrict_args = (ctypes.c_long(_SYS_RESTRICT_SELF), ctypes.c_long(self.fd),
+                               ctypes.c_long(0))  # fmt: skip
         self.missing: list[str] = []  # paths that did not exist; nothing granted there
         try:
             for path in read_paths:
@@ -132,7 +135,9 @@ class Ruleset:
 
     def restrict_self(self) -> None:
         """Enforce the ruleset on the calling thread (needs no_new_privs), then drop the fd."""
-        _syscall(_SYS_RESTRICT_SELF, ctypes.c_int(self.fd), ctypes.c_uint32(0))
+        if _libc.syscall(*self._restrict_args) < 0:
+            code = ctypes.get_errno()
+            raise OSError(code, f"landlock_restrict_self: {os.strerror(code)}")
         self.close()
 
     def close(self) -> None:

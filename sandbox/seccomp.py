@@ -161,6 +161,15 @@ class SyscallFilter:
         finally:
             lib.seccomp_release(ctx)
         self._prog = _SockFprog(len(self._bpf) // 8, ctypes.addressof(self._bpf))
+        # Arguments built here, not per child: every object a child creates or touches after
+        # fork costs it a copy-on-write page fault.
+        self._load_args = (
+            ctypes.c_int(_PR_SET_SECCOMP),
+            ctypes.c_ulong(_SECCOMP_MODE_FILTER),
+            ctypes.byref(self._prog),
+            ctypes.c_ulong(0),
+            ctypes.c_ulong(0),
+        )
 
     def _rules(self, lib: ctypes.CDLL, ctx: int) -> None:
         def add(name: str, action: int, *cmps: tuple[int, int, int, int]) -> None:
@@ -207,6 +216,6 @@ class SyscallFilter:
 
     def load(self) -> None:
         """Install the filter on the calling thread (no_new_privs must already be set)."""
-        if self._libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(self._prog), 0, 0):
+        if self._libc.prctl(*self._load_args):
             code = ctypes.get_errno()
             raise OSError(code, f"prctl(PR_SET_SECCOMP): {os.strerror(code)}")

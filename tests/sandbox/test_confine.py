@@ -309,9 +309,13 @@ def test_environment_is_empty(conf: Confinement, monkeypatch: pytest.MonkeyPatch
     def probe() -> dict[str, Any]:
         getenv = ctypes.CDLL(None).getenv
         getenv.restype = ctypes.c_char_p
-        return {"python": dict(os.environ), "c": getenv(b"JUDGE_TEST_SECRET")}
+        return {
+            "python": dict(os.environ),
+            "bytes": len(os.environb),
+            "c": getenv(b"JUDGE_TEST_SECRET"),
+        }
 
-    assert confined_value(conf, probe) == {"python": {}, "c": None}
+    assert confined_value(conf, probe) == {"python": {}, "bytes": 0, "c": None}
 
 
 def test_uid_is_nobody_when_started_as_root(conf: Confinement) -> None:
