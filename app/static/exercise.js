@@ -88,6 +88,11 @@
       if (value.length === 0) return "[]";
       const flat = "[" + value.map((item) => pretty(item, inner)).join(", ") + "]";
       if (flat.length + indent.length <= 76 && !flat.includes("\n")) return flat;
+      // A matrix: one row a line, the rows aligned under the first one.
+      const rows = value.map((row) => (Array.isArray(row) && row.every(isScalar) ? pretty(row) : null));
+      if (rows.every((row) => row !== null && row.length + indent.length < 76)) {
+        return "[" + rows.join(",\n" + indent + " ") + "]";
+      }
       if (value.every(isScalar)) {
         const lines = [];
         let line = "";
