@@ -182,6 +182,8 @@ class Confinement:
         in a direct child of the process that built this object, single-threaded.
         """
         # Every object touched after fork costs a copy-on-write page fault: keep this lean.
+        if not self._empty_dir:
+            raise ConfinementError("this Confinement was closed")
         layer = "clean_env"
         try:
             self._clean(keep_fds)

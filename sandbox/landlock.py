@@ -108,7 +108,7 @@ class Ruleset:
         # Built here, not per child: objects a child creates cost it page faults.
         self._restrict_args = (ctypes.c_long(_SYS_RESTRICT_SELF), ctypes.c_long(self.fd),
                                ctypes.c_long(0))  # fmt: skip
-        self.missing: list[str] = []  # paths that did not exist; nothing granted there
+        self.skipped: list[str] = []  # paths missing or unreachable here: nothing granted
         try:
             for path in read_paths:
                 self._allow(path, FS_READ_FILE | FS_READ_DIR)
@@ -121,8 +121,8 @@ class Ruleset:
     def _allow(self, path: str, access: int) -> None:
         try:
             parent = os.open(path, os.O_PATH | os.O_CLOEXEC)
-        except FileNotFoundError:
-            self.missing.append(path)
+        except (FileNotFoundError, PermissionError, NotADirectoryError):
+            self.skipped.append(path)  # what this process cannot reach, the child cannot read
             return
         try:
             if not stat.S_ISDIR(os.fstat(parent).st_mode):

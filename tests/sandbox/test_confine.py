@@ -420,3 +420,38 @@ def test_close_removes_the_empty_directory() -> None:
     confinement.close()
     confinement.close()  # idempotent
     assert not os.path.exists(cwd)
+    with pytest.raises(ConfinementError):
+        confinement.apply(LIMITS, keep_fds=[])  # refused before it touches anything
+
+
+def test_unprivileged_start_skips_the_uid_drop_and_keeps_the_rest() -> None:
+    if not IS_ROOT:
+        pytest.skip("already unprivileged: the other tests cover this path")
+    paths = [*default_read_paths(), "/nonexistent/judge-read-path"]
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # become an ordinary user, then prepare and apply as the zygote would
+        try:
+            os.close(read_fd)
+            os.setgroups([])
+            os.setresgid(65534, 65534, 65534)
+            os.setresuid(65534, 65534, 65534)
+            confinement = Confinement(paths)
+            result, status = run_confined(confinement, lambda: os.getresuid())
+            report = {"available": confinement.available(), "child": result, "status": status}
+            os.write(write_fd, json.dumps(report).encode())
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    try:
+        select.select([read_fd], [], [], CHILD_DEADLINE_S)
+        report = json.loads(os.read(read_fd, 65536) or b"null")
+    finally:
+        os.close(read_fd)
+        os.waitpid(pid, 0)
+    assert report is not None
+    assert report["available"]["uid_drop"] is False
+    assert report["available"]["seccomp"] is True
+    assert report["status"] == 0
+    assert report["child"]["layers"] == report["available"]
+    assert report["child"]["value"] == [65534] * 3
