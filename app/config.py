@@ -86,7 +86,7 @@ class Settings(BaseModel):
         return 6 * self.max_code_bytes + 4096
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None, /, **overrides: Any) -> Settings:
         """Settings from ``JUDGE_<NAME>`` variables, then explicit overrides; raises ConfigError."""
         environ = os.environ if environ is None else environ
         raw: dict[str, str] = {}

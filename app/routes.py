@@ -67,8 +67,12 @@ def _error(description: str, detail: str) -> dict[str, Any]:
     }
 
 
-NOT_FOUND = {404: _error("Unknown exercise.", "No exercise with id 'nope'.")}
-INVALID = {422: _error("Malformed path or body.", "body.code: Field required")}
+NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: _error("Unknown exercise.", "No exercise with id 'nope'.")
+}
+INVALID: dict[int | str, dict[str, Any]] = {
+    422: _error("Malformed path or body.", "body.code: Field required")
+}
 EXERCISE_EXAMPLE = {
     "id": "softmax",
     "title": "Softmax",

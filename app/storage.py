@@ -14,6 +14,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from app.config import SQLITE_PREFIX
 from app.schemas import Report
@@ -114,7 +115,7 @@ class History:
 
     def count(self, exercise_id: str | None = None) -> int:
         """How many submissions are stored, for one exercise or all."""
-        sql, args = "SELECT COUNT(*) FROM submissions", ()
+        sql, args = "SELECT COUNT(*) FROM submissions", cast(tuple[str, ...], ())
         if exercise_id is not None:
             sql, args = sql + " WHERE exercise_id = ?", (exercise_id,)
         with self._lock:
