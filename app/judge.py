@@ -66,6 +66,10 @@ def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
         else None,
         "duration_ms": round(run.duration_ms, 3),
     }
+    if run.outcome == "raised" and run.error and run.error.type == "RandomStreamExhausted":
+        # Drawing more numbers than the case scripts is a logic mistake, not a crash.
+        message = checks.exhausted_message(run.draws, case.expected.get("draws"))
+        return CaseResult(status=Status.failed, actual=None, message=message, **base)
     if run.outcome != "returned":
         message = checks.error_message(run, _limits_text(exercise))
         return CaseResult(status=Status.error, actual=None, message=message, **base)
@@ -125,8 +129,11 @@ def build_report(exercise: Exercise, result: RunResult, duration_ms: float) -> R
     passed = sum(test.status == Status.passed for test in tests)
     verdict = Verdict.accepted
     for test, run in zip(tests, result.cases, strict=False):
-        if test.status != Status.passed:
-            verdict = CASE_VERDICT.get(run.outcome, Verdict.wrong_answer)
+        if test.status == Status.failed:
+            verdict = Verdict.wrong_answer
+            break
+        if test.status == Status.error:
+            verdict = CASE_VERDICT.get(run.outcome, Verdict.runtime_error)
             break
     else:
         if passed != total:

@@ -98,8 +98,18 @@ def _source_lines(source: str, filename: str) -> None:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
 
-def run_job(job: dict[str, Any], reply: Reply, policy: Policy, first_case: int) -> None:
-    """Compile the learner's code, then run cases first_case.. in order, reporting each."""
+def run_job(
+    job: dict[str, Any],
+    reply: Reply,
+    policy: Policy,
+    first_case: int,
+    compiled: tuple[Any, Any] | None = None,
+) -> None:
+    """Compile the learner's code, then run cases first_case.. in order, reporting each.
+
+    ``compiled`` is (helpers, code) already compiled by the zygote for this exact source,
+    which it only does after another child compiled that source without trouble.
+    """
     parameters: dict[str, str] = job["parameters"]
     random_mode: str = job["random_mode"]
     output_cap: int = job["limits"]["output_bytes"]
@@ -107,11 +117,13 @@ def run_job(job: dict[str, Any], reply: Reply, policy: Policy, first_case: int) 
 
     globals_: dict[str, Any] = policy.namespace()
     try:
+        helpers_code, code = compiled or (None, None)
         if job["helpers"]:
             _source_lines(job["helpers"], HELPERS_FILENAME)
-            exec(compile_learner(job["helpers"], HELPERS_FILENAME), globals_)
+            helpers_code = helpers_code or compile_learner(job["helpers"], HELPERS_FILENAME)
+            exec(helpers_code, globals_)
         _source_lines(job["code"], LEARNER_FILENAME)
-        code = compile_learner(job["code"])
+        code = code or compile_learner(job["code"])
     except CompileFailure as failure:
         kind = "refused" if failure.refused else "compile"
         reply.send({"t": "setup", "kind": kind, "message": failure.message, "line": failure.line})

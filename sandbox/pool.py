@@ -74,6 +74,8 @@ class Pool:
         self._process: subprocess.Popen[bytes] | None = None
         self._reader: threading.Thread | None = None
         self._layers: dict[str, bool] = {}
+        self._reasons: dict[str, str] = {}
+        self._landlock_abi = 0
         self._closed = False
         self._completed = 0
         self._restarts = 0
@@ -111,6 +113,12 @@ class Pool:
                 if message.get("event") == "ready":
                     ready = message
         self._layers = protocol.parse_layers(ready.get("layers"))
+        reasons = ready.get("reasons")
+        self._reasons = {
+            str(k): str(v) for k, v in (reasons.items() if isinstance(reasons, dict) else [])
+        }
+        abi = ready.get("landlock_abi")
+        self._landlock_abi = abi if type(abi) is int else 0
         self._process = process
         self._reader = threading.Thread(
             target=self._read_results, args=(process, reader), name="sandbox-reader", daemon=True
@@ -149,6 +157,12 @@ class Pool:
         except (ProcessLookupError, PermissionError):
             pass
         process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
 
     def __enter__(self) -> Pool:
         return self
@@ -254,6 +268,15 @@ class Pool:
     @property
     def layers(self) -> dict[str, bool]:
         return dict(self._layers)
+
+    @property
+    def reasons(self) -> dict[str, str]:
+        """Why each inactive layer is off, as the zygote found at start-up."""
+        return dict(self._reasons)
+
+    @property
+    def landlock_abi(self) -> int:
+        return self._landlock_abi
 
     def status(self) -> dict[str, Any]:
         with self._lock:

@@ -13,15 +13,20 @@ import selectors
 import signal
 import sys
 import time
-from collections import deque
+import hashlib
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox import protocol
 from sandbox.confine import Confinement, default_read_paths
 from sandbox.limits import Limits
-from sandbox.policy import Policy, compile_learner
+from sandbox.policy import HELPERS_FILENAME, Policy, compile_learner
 
+# A source is compiled in the zygote only after a confined child compiled and loaded it this
+# fast: a compiler-crashing or pathological source never reaches the zygote's compiler.
+CACHE_SETUP_MS = 25.0
+CACHE_ENTRIES = 128
 CONTROL_IN = 0
 CONTROL_OUT = 1
 READ_CHUNK = 65536
@@ -39,6 +44,7 @@ class Attempt:
     first_case: int
     deadline: float
     reader: protocol.FrameReader = field(default_factory=protocol.FrameReader)
+    greeted: float = 0.0  # when the confined child said hello: its compile starts then
     current: int | None = None
     ready: bool = False
     finished: bool = False
@@ -88,6 +94,7 @@ class Zygote:
         self.jobs: dict[int, JobState] = {}
         self.attempts: dict[int, Attempt] = {}  # by pipe fd
         self.control = protocol.FrameReader()
+        self.compiled: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
         self.stopping = False
         self.layers = dict(self.confinement.available(), policy=True)
 
@@ -154,13 +161,40 @@ class Zygote:
 
     # -- children ---------------------------------------------------------------------
 
+    @staticmethod
+    def source_key(job: dict[str, Any]) -> str:
+        digest = hashlib.sha256(job["helpers"].encode("utf-8", "surrogatepass"))
+        digest.update(b"\0" + job["code"].encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
+
+    def remember_compiled(self, attempt: Attempt) -> None:
+        """Cache this job's compiled code if its child compiled and loaded it quickly."""
+        key = self.source_key(attempt.job)
+        if key in self.compiled:
+            self.compiled.move_to_end(key)
+            return
+        if (time.monotonic() - attempt.greeted) * 1000 > CACHE_SETUP_MS:
+            return
+        try:
+            helpers = attempt.job["helpers"]
+            compiled = (
+                compile_learner(helpers, HELPERS_FILENAME) if helpers else None,
+                compile_learner(attempt.job["code"]),
+            )
+        except Exception:  # noqa: BLE001 - it compiled in the child; be safe regardless
+            return
+        self.compiled[key] = compiled
+        while len(self.compiled) > CACHE_ENTRIES:
+            self.compiled.popitem(last=False)
+
     def spawn(self, job_id: int, first_case: int) -> None:
         state = self.jobs[job_id]
+        compiled = self.compiled.get(self.source_key(state.job))
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: never returns
             os.close(read_fd)
-            self._child_main(state.job, state.limits, write_fd, first_case)
+            self._child_main(state.job, state.limits, write_fd, first_case, compiled)
         os.close(write_fd)
         os.set_blocking(read_fd, False)
         deadline = time.monotonic() + state.limits.time_ms / 1000
@@ -168,7 +202,14 @@ class Zygote:
         self.attempts[read_fd] = attempt
         self.selector.register(read_fd, selectors.EVENT_READ, attempt)
 
-    def _child_main(self, job: dict[str, Any], limits: Limits, fd: int, first_case: int) -> None:
+    def _child_main(
+        self,
+        job: dict[str, Any],
+        limits: Limits,
+        fd: int,
+        first_case: int,
+        compiled: tuple[Any, Any] | None,
+    ) -> None:
         from sandbox.child import Reply, run_job
 
         status = 0
@@ -183,7 +224,7 @@ class Zygote:
             layers = self.confinement.apply(limits, keep_fds=[fd])
             reply = Reply(fd, limits.reply_bytes)
             reply.send({"t": "hello", "layers": dict(layers, policy=True)})
-            run_job(job, reply, self.policy, first_case)
+            run_job(job, reply, self.policy, first_case, compiled)
         except BaseException:  # noqa: BLE001 - a child must never return into the zygote loop
             status = 70
         finally:
@@ -215,6 +256,7 @@ class Zygote:
         now = time.monotonic()
         if kind == "hello":
             state.layers = protocol.parse_layers(message.get("layers"))
+            attempt.greeted = now
         elif kind == "setup":
             state.setup = {
                 "kind": message.get("kind"),
@@ -225,6 +267,7 @@ class Zygote:
             attempt.finished = True
         elif kind == "ready":
             attempt.ready = True
+            self.remember_compiled(attempt)
         elif kind == "start":
             index = message.get("case")
             expected = attempt.first_case if attempt.current is None else attempt.current + 1
@@ -331,7 +374,15 @@ class Zygote:
 
     def serve(self) -> None:
         self.selector.register(CONTROL_IN, selectors.EVENT_READ, None)
-        self.send({"event": "ready", "pid": os.getpid(), "layers": self.layers})
+        self.send(
+            {
+                "event": "ready",
+                "pid": os.getpid(),
+                "layers": self.layers,
+                "reasons": self.confinement.reasons(),
+                "landlock_abi": self.confinement.landlock_abi,
+            }
+        )
         while not self.stopping:
             events = self.selector.select(self.next_timeout())
             for key, _ in events:

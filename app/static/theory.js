@@ -81,14 +81,14 @@
 
     const head = html("thead", {}, [
       html("tr", {}, [
-        html("th", { scope: "col", text: "token x" }),
-        html("th", { scope: "col", text: "p(x)" }),
-        html("th", { scope: "col", text: "q(x)" }),
+        html("th", { scope: "col", text: "x" }),
+        html("th", { scope: "col", text: "p" }),
+        html("th", { scope: "col", text: "q" }),
         html("th", { scope: "col", text: "min(p, q)" }),
-        html("th", { scope: "col", text: "max(0, p \u2212 q)" }),
-        html("th", { scope: "col", text: "residual r(x)" }),
-        html("th", { scope: "col", text: "min + (1 \u2212 \u03b1)\u00b7r" }),
-        html("th", { scope: "col", text: "= p(x)?" }),
+        html("th", { scope: "col", text: "(p \u2212 q)\u207a" }),
+        html("th", { scope: "col", text: "r" }),
+        html("th", { scope: "col", text: "min + (1\u2212\u03b1) r" }),
+        html("th", { scope: "col", text: "= p?" }),
       ]),
     ]);
     const rows = P0.map((p, x) =>
@@ -126,8 +126,13 @@
     const verdict = matches.every(Boolean)
       ? "Every token gets exactly its target probability: the kept-or-replaced token is a sample of $p_0$."
       : "The check failed: the numbers above do not add up to $p_0$.";
+    const key = md(
+      "Columns: token $x$; target $p$ and draft $q$; $(p - q)^+ = \\max(0, p - q)$, the mass the draft" +
+        " under-proposes; $r = (p - q)^+ / (1 - \\alpha)$, the residual a rejection resamples from.",
+    );
     return [
       html("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Exactness check table" }, [table]),
+      html("div", { class: "table-key", html: key }),
       html("div", { html: md(verdict), class: "check-verdict" }),
     ];
   }

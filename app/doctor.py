@@ -1,0 +1,66 @@
+"""`judge doctor`: the confinement layers and limits in force here, proven by a real grade."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+from app.catalog import Catalog
+from app.judge import Judge
+from app.lifespan import mandatory_layers, missing_layers
+
+def doctor(root: Path, *, as_json: bool = False) -> int:
+    catalog = Catalog.load(root)
+    judge = Judge.create(workers=1, queue_size=1)
+    try:
+        layers = judge.pool.layers
+        reasons = judge.pool.reasons
+        probe = {}
+        for exercise in catalog:
+            report = judge.grade(exercise, exercise.solution_code)
+            probe[exercise.id] = {
+                "reference": report.verdict.value,
+                "duration_ms": report.duration_ms,
+                "time_ms": exercise.limits.time_ms,
+                "memory_mb": exercise.limits.memory_mb,
+                "output_bytes": exercise.limits.output_bytes,
+                "code_bytes": exercise.limits.code_bytes,
+            }
+        facts = {
+            "python": sys.version.split()[0],
+            "kernel": platform.release(),
+            "euid": os.geteuid(),
+            "landlock_abi": judge.pool.landlock_abi,
+            "workers": judge.pool.workers,
+        }
+    finally:
+        judge.close()
+    is_root = os.geteuid() == 0
+    missing = missing_layers(layers, is_root=is_root)
+    healthy = not missing and all(p["reference"] == "accepted" for p in probe.values())
+    if as_json:
+        print(json.dumps({"ok": healthy, "layers": layers, "reasons": reasons,
+                          "missing_mandatory": missing, "exercises": probe, "facts": facts},
+                         indent=2))
+        return 0 if healthy else 1
+    print("judge doctor")
+    print(f"  python {facts['python']}, kernel {facts['kernel']}, euid {facts['euid']}, "
+          f"Landlock ABI {facts['landlock_abi'] or 'none'}, {facts['workers']} worker(s)")
+    print("confinement layers:")
+    for name, active in layers.items():
+        need = " (mandatory)" if name in mandatory_layers(is_root) else ""
+        reason = f"  - {reasons[name]}" if not active and name in reasons else ""
+        print(f"  {'on ' if active else 'OFF'}  {name}{need}{reason}")
+    print("limits and a real grade of each reference solution:")
+    for exercise_id, info in probe.items():
+        print(f"  {exercise_id}: {info['reference']} in {info['duration_ms']:.1f} ms; "
+              f"{info['time_ms']} ms per case, {info['memory_mb']} MB, "
+              f"{info['output_bytes'] // 1024} KB output, {info['code_bytes'] // 1024} KB code")
+    if missing:
+        print(f"MISSING mandatory layers: {', '.join(missing)}")
+    print("ok" if healthy else "NOT OK")
+    return 0 if healthy else 1
+

@@ -1,0 +1,103 @@
+"""Every exercise folder, proven through the real sandbox (one parametrized test per folder)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.catalog import EXERCISES_DIR, Catalog, ExerciseError, load_exercise
+from app.exercise_tools import check_exercise, format_cases, reference_expectations
+from app.judge import Judge
+from app.schemas import Status, Verdict
+
+FOLDERS = sorted(p for p in EXERCISES_DIR.iterdir() if (p / "exercise.toml").is_file())
+
+
+def test_there_are_exercises() -> None:
+    assert {p.name for p in FOLDERS} >= {
+        "speculative-decoding-verify",
+        "speculative-decoding-resample",
+    }
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+def test_folder_is_valid_and_sound(folder, judge: Judge) -> None:
+    exercise = load_exercise(folder)
+    assert len(exercise.cases) == 6
+    assert 3 <= len(exercise.hints) <= 5
+    assert check_exercise(judge, exercise) == []
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+def test_reference_passes_and_starter_fails(folder, judge: Judge) -> None:
+    exercise = load_exercise(folder)
+    reference = judge.grade(exercise, exercise.solution_code)
+    assert (reference.status, reference.passed, reference.total) == (Status.passed, 6, 6)
+    starter = judge.grade(exercise, exercise.starter_code)
+    assert starter.verdict not in (Verdict.compile_error, Verdict.rejected), starter.message
+    assert starter.status != Status.passed
+    assert all(test.message for test in starter.tests if test.status != Status.passed)
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+def test_stored_expectations_equal_regenerated(folder, judge: Judge) -> None:
+    exercise = load_exercise(folder)
+    regenerated = reference_expectations(judge, exercise)
+    assert [case.expected for case in exercise.cases] == regenerated
+    # and `judge exercises regen` would write the file byte for byte as stored
+    cases = [
+        {"name": c.name, "input": c.input, "expected": e}
+        for c, e in zip(exercise.cases, regenerated, strict=True)
+    ]
+    assert format_cases(cases) == (folder / "cases.json").read_text(encoding="utf-8")
+
+
+def test_related_exercises_link_both_ways(catalog: Catalog) -> None:
+    for exercise in catalog:
+        for other in exercise.related:
+            assert exercise.id in catalog.get(other).related
+
+
+def test_a_changed_expectation_is_caught(tmp_path, judge: Judge) -> None:
+    source = EXERCISES_DIR / "speculative-decoding-verify"
+    copy = tmp_path / source.name
+    copy.mkdir()
+    for path in source.iterdir():
+        (copy / path.name).write_bytes(path.read_bytes())
+    cases = json.loads((copy / "cases.json").read_text())
+    cases[1]["expected"]["value"] = [[10, 20], 2]
+    (copy / "cases.json").write_text(json.dumps(cases))
+    problems = check_exercise(judge, load_exercise(copy))
+    assert any("stored expected" in problem for problem in problems)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "complaint"),
+    [
+        (lambda d: (d / "statement.md").unlink(), "statement.md: missing file"),
+        (lambda d: (d / "cases.json").write_text("[]"), "exactly 6 cases"),
+        (lambda d: (d / "cases.json").write_text("{"), "not valid JSON"),
+        (
+            lambda d: (d / "exercise.toml").write_text(
+                (d / "exercise.toml").read_text().replace('returns = "', 'returns = "dict[')
+            ),
+            "returns",
+        ),
+        (
+            lambda d: (d / "exercise.toml").write_text(
+                (d / "exercise.toml").read_text().replace('difficulty = "hard"', 'difficulty = "x"')
+            ),
+            "difficulty",
+        ),
+    ],
+)
+def test_broken_folders_are_refused_with_the_file_named(tmp_path, mutate, complaint) -> None:
+    source = EXERCISES_DIR / "speculative-decoding-verify"
+    copy = tmp_path / source.name
+    copy.mkdir()
+    for path in source.iterdir():
+        (copy / path.name).write_bytes(path.read_bytes())
+    mutate(copy)
+    with pytest.raises(ExerciseError, match=complaint):
+        load_exercise(copy)

@@ -1,0 +1,67 @@
+"""Golden submissions: many correct ways pass, typical mistakes fail with the right message.
+
+Each ``tests/solutions/<exercise>/wrong_*.py`` starts with ``# expect: <verdict> <case name>``
+(the first failing case) and may add ``# message: <phrase>`` that the learner must be shown.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.catalog import Catalog
+from app.judge import Judge
+from app.schemas import Status
+
+ROOT = Path(__file__).parent / "solutions"
+CORRECT = sorted(ROOT.glob("*/correct_*.py"))
+WRONG = sorted(ROOT.glob("*/wrong_*.py"))
+
+
+def _id(path: Path) -> str:
+    return f"{path.parent.name}/{path.stem}"
+
+
+def test_enough_golden_submissions() -> None:
+    for exercise in ("speculative-decoding-verify", "speculative-decoding-resample"):
+        assert len(list((ROOT / exercise).glob("correct_*.py"))) >= 12
+        assert len(list((ROOT / exercise).glob("wrong_*.py"))) >= 12
+
+
+@pytest.mark.parametrize("path", CORRECT, ids=_id)
+def test_correct_solution_is_accepted(path: Path, judge: Judge, catalog: Catalog) -> None:
+    report = judge.grade(catalog.get(path.parent.name), path.read_text())
+    failing = [(t.name, t.message) for t in report.tests if t.status != Status.passed]
+    assert report.verdict.value == "accepted", (report.message, failing)
+    assert report.passed == report.total == 6
+
+
+def _expectation(path: Path) -> tuple[str, str, str | None]:
+    lines = path.read_text().splitlines()
+    assert lines[0].startswith("# expect: "), f"{path} lacks its '# expect:' header"
+    verdict, _, case = lines[0].removeprefix("# expect: ").partition(" ")
+    phrase = None
+    if len(lines) > 1 and lines[1].startswith("# message: "):
+        phrase = lines[1].removeprefix("# message: ").strip()
+    return verdict, case.strip(), phrase
+
+
+@pytest.mark.parametrize("path", WRONG, ids=_id)
+def test_wrong_solution_fails_where_and_how_expected(
+    path: Path, judge: Judge, catalog: Catalog
+) -> None:
+    verdict, case_name, phrase = _expectation(path)
+    report = judge.grade(catalog.get(path.parent.name), path.read_text())
+    assert report.status != Status.passed
+    assert report.verdict.value == verdict, (report.message, [t.message for t in report.tests])
+    if report.status == Status.error:  # nothing ran: the report-level message explains
+        assert report.message
+        text = report.message
+    else:
+        first = next(t for t in report.tests if t.status != Status.passed)
+        assert first.name == case_name
+        assert first.message
+        text = first.message
+    if phrase:
+        assert phrase.lower() in text.lower(), text
