@@ -59,8 +59,13 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 
 
+def _long_args(*args: object) -> tuple[object, ...]:
+    # syscall(2) reads every argument as a long: pass full-width integers, never C ints.
+    return tuple(ctypes.c_long(a) if isinstance(a, int) else a for a in args)
+
+
 def _syscall(nr: int, *args: object) -> int:
-    rc = _libc.syscall(ctypes.c_long(nr), *args)
+    rc = _libc.syscall(*_long_args(nr, *args))
     if rc < 0:
         code = ctypes.get_errno()
         raise OSError(code, os.strerror(code))
@@ -70,8 +75,7 @@ def _syscall(nr: int, *args: object) -> int:
 def abi_version() -> int:
     """The kernel's Landlock ABI version, 0 when Landlock is missing or disabled."""
     try:
-        return _syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0),
-                        ctypes.c_uint32(_CREATE_RULESET_VERSION))  # fmt: skip
+        return _syscall(_SYS_CREATE_RULESET, None, 0, _CREATE_RULESET_VERSION)
     except OSError as exc:
         if exc.errno in (errno.ENOSYS, errno.EOPNOTSUPP):
             return 0
@@ -103,11 +107,9 @@ class Ruleset:
         attr = _RulesetAttr(fs, net, scope)
         # The struct grew with the ABI; an older kernel refuses the fields it does not know.
         size = 8 if self.abi < 4 else 16 if self.abi < 6 else 24
-        self.fd = _syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
-                           ctypes.c_uint32(0))  # fmt: skip
+        self.fd = _syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), size, 0)
         # Built here, not per child: objects a child creates cost it page faults.
-        self._restrict_args = (ctypes.c_long(_SYS_RESTRICT_SELF), ctypes.c_long(self.fd),
-                               ctypes.c_long(0))  # fmt: skip
+        self._restrict_args = _long_args(_SYS_RESTRICT_SELF, self.fd, 0)
         self.skipped: list[str] = []  # paths missing or unreachable here: nothing granted
         try:
             for path in read_paths:
@@ -128,8 +130,7 @@ class Ruleset:
             if not stat.S_ISDIR(os.fstat(parent).st_mode):
                 access &= _FS_FILE_RIGHTS
             rule = _PathBeneathAttr(access, parent)
-            _syscall(_SYS_ADD_RULE, ctypes.c_int(self.fd), ctypes.c_int(_RULE_PATH_BENEATH),
-                     ctypes.byref(rule), ctypes.c_uint32(0))  # fmt: skip
+            _syscall(_SYS_ADD_RULE, self.fd, _RULE_PATH_BENEATH, ctypes.byref(rule), 0)
         finally:
             os.close(parent)
 
