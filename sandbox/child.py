@@ -11,6 +11,7 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -30,13 +31,19 @@ class OutputLimitExceeded(Exception):
 
 
 class Capture:
-    """Captured stdout of one case, capped; overflowing is remembered even if caught."""
+    """Captured stdout of one case, capped.
 
-    def __init__(self, cap: int) -> None:
+    Past the cap the case's verdict is settled, so ``on_overflow`` reports it and ends this
+    child at once (learner code that swallows exceptions cannot keep printing); the zygote then
+    runs the remaining cases in a fresh child.
+    """
+
+    def __init__(self, cap: int, on_overflow: Callable[[Capture], None] | None = None) -> None:
         self.cap = cap
         self.parts: list[str] = []
         self.size = 0
         self.overflowed = False
+        self.on_overflow = on_overflow
 
     def write(self, text: str) -> None:
         if self.overflowed:
@@ -46,6 +53,8 @@ class Capture:
             self.parts.append(text[:room])
             self.size = self.cap
             self.overflowed = True
+            if self.on_overflow is not None:
+                self.on_overflow(self)
             raise OutputLimitExceeded("output limit exceeded")
         self.parts.append(text)
         self.size += len(text)
@@ -96,6 +105,27 @@ def _source_lines(source: str, filename: str) -> None:
     import linecache
 
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+
+
+def _abandon_case(reply: Reply, index: int) -> Callable[[Capture], None]:
+    def abandon(capture: Capture) -> None:
+        reply.send(
+            {
+                "t": "case",
+                "case": index,
+                "outcome": "output",
+                "value": None,
+                "error": None,
+                "output": capture.text(),
+                "output_truncated": True,
+                "duration_ms": 0.0,
+                "draws": None,
+                "inputs_after": None,
+            }
+        )
+        os._exit(0)
+
+    return abandon
 
 
 def run_job(
@@ -150,7 +180,7 @@ def run_job(
 
     for index in range(first_case, len(job["cases"])):
         inputs = job["cases"][index]
-        capture = Capture(output_cap)
+        capture = Capture(output_cap, on_overflow=_abandon_case(reply, index))
         policy.print_hook = capture.write
         arguments = {name: values.build_argument(kind, inputs[name]) for name, kind in parameters.items()}
         if random_mode == "global":

@@ -354,7 +354,7 @@ class Policy:
             ArithmeticError AssertionError AttributeError Exception IndexError KeyError
             LookupError MemoryError NameError NotImplementedError OverflowError RecursionError
             RuntimeError StopIteration TypeError ValueError ZeroDivisionError FloatingPointError
-            UnboundLocalError
+            UnboundLocalError BaseException SystemExit KeyboardInterrupt GeneratorExit
         """.split()
         table = {name: getattr(builtins, name) for name in names}
         table.update(

@@ -236,8 +236,7 @@ class Pool:
         with self._lock:
             if self._process is process:
                 self._process = None
-        if process.poll() is None:
-            self._stop_process(process)
+        self._stop_process(process)  # also reaps a dead one and closes its pipes
         self._fail_pending(SandboxUnavailable("the sandbox stopped while grading"))
 
     def _deliver(self, message: dict[str, Any]) -> None:

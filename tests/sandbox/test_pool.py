@@ -1,0 +1,194 @@
+"""The host side of the boundary: one verdict per case, bounded queue, nothing left behind."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from sandbox.limits import Limits
+from sandbox.pool import Pool, PoolSaturated, SandboxUnavailable
+
+FAST = Limits(time_ms=400, memory_mb=128)
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with Pool(workers=2, queue_size=4) as active:
+        yield active
+
+
+def run(pool: Pool, code: str, inputs: list[object], limits: Limits = FAST):
+    return pool.run(
+        code=code,
+        entry_point="f",
+        cases=[{"x": value} for value in inputs],
+        parameters={"x": "value"},
+        limits=limits,
+        timeout=30,
+    )
+
+
+def test_values_come_back_tagged_with_exact_types(pool: Pool) -> None:
+    code = "import numpy as np\ndef f(x):\n    return (x, [x * 2], np.int64(x), np.array([x, 0.5]))\n"
+    result = run(pool, code, [3])
+    assert result.setup is None
+    (case,) = result.cases
+    assert case.outcome == "returned"
+    assert case.value["t"] == "tuple"
+    int_tag, list_tag, numpy_tag, array_tag = case.value["v"]
+    assert int_tag == {"t": "int", "v": 3}
+    assert list_tag == {"t": "list", "v": [{"t": "int", "v": 6}]}
+    assert numpy_tag == {"t": "numpy", "dtype": "int64", "v": 3}
+    assert array_tag["t"] == "ndarray" and array_tag["v"] == [3.0, 0.5]
+
+
+def test_a_hanging_case_gets_its_own_verdict_and_the_others_keep_theirs(pool: Pool) -> None:
+    code = "def f(x):\n    while x == 3:\n        pass\n    return x\n"
+    started = time.monotonic()
+    result = run(pool, code, [1, 2, 3, 4, 5])
+    assert time.monotonic() - started < 5
+    outcomes = [case.outcome for case in result.cases]
+    assert outcomes == ["returned", "returned", "timeout", "returned", "returned"]
+    assert [case.value["v"] for i, case in enumerate(result.cases) if i != 2] == [1, 2, 4, 5]
+
+
+def test_exit_style_exceptions_never_escape_the_harness(pool: Pool) -> None:
+    code = (
+        "def f(x):\n"
+        "    if x == 1:\n        raise SystemExit(0)\n"
+        "    if x == 2:\n        raise KeyboardInterrupt\n"
+        "    if x == 3:\n        raise StopIteration\n"
+        "    return x\n"
+    )
+    result = run(pool, code, [1, 2, 3, 4])
+    assert [case.outcome for case in result.cases] == ["raised", "raised", "raised", "returned"]
+    assert result.cases[0].error.type == "SystemExit"
+    assert result.cases[1].error.type == "KeyboardInterrupt"
+
+
+def test_memory_exhaustion_is_its_own_outcome(pool: Pool) -> None:
+    code = "def f(x):\n    if x:\n        return [0] * (10 ** 9)\n    return 1\n"
+    result = run(pool, code, [0, 1, 0])
+    assert [case.outcome for case in result.cases] == ["returned", "memory", "returned"]
+
+
+def test_printing_past_the_cap_is_an_output_limit_even_if_caught(pool: Pool) -> None:
+    code = (
+        "def f(x):\n"
+        "    for i in range(10 ** 6):\n"
+        "        try:\n            print('spam' * 100)\n"
+        "        except Exception:\n            pass\n"
+        "    return x\n"
+    )
+    result = run(pool, code, [1])
+    (case,) = result.cases
+    assert case.outcome == "output"
+    assert case.output_truncated
+    assert len(case.output) <= FAST.output_bytes
+
+
+def test_compile_errors_report_the_learners_line(pool: Pool) -> None:
+    result = run(pool, "def f(x):\n    return x\n\ndef g(:\n    pass\n", [1])
+    assert result.setup is not None and result.setup.kind == "compile"
+    assert result.setup.line == 4
+    assert result.cases == []
+
+
+def test_policy_refusals_are_reported_as_such(pool: Pool) -> None:
+    result = run(pool, "def f(x):\n    return x.__class__\n", [1])
+    assert result.setup is not None and result.setup.kind == "refused"
+    assert "__class__" in result.setup.message
+
+
+def test_a_missing_entry_point_is_named(pool: Pool) -> None:
+    result = run(pool, "def g(x):\n    return x\n", [1])
+    assert result.setup.kind == "missing_entry"
+    assert "f" in result.setup.message
+
+
+def test_the_same_source_twice_gives_the_same_result(pool: Pool) -> None:
+    code = "def f(x):\n    total = [0]\n    total[0] += x\n    return f'{total}'\n"
+    first = run(pool, code, [1, 2])
+    second = run(pool, code, [1, 2])  # served from the zygote's compile cache
+    assert [c.value for c in first.cases] == [c.value for c in second.cases]
+    assert second.cases[1].value == {"t": "str", "v": "[2]"}
+
+
+def test_no_child_outlives_its_verdict(pool: Pool) -> None:
+    run(pool, "def f(x):\n    while True:\n        pass\n", [1])
+    zygote = pool.status()["zygote_pid"]
+    assert children_of(zygote) == []
+
+
+def test_a_full_queue_refuses_at_once() -> None:
+    with Pool(workers=1, queue_size=0) as small:
+        slow = dict(
+            code="def f(x):\n    while True:\n        pass\n",
+            entry_point="f",
+            cases=[{"x": 1}],
+            parameters={"x": "value"},
+            limits=Limits(time_ms=500),
+        )
+        first = small.submit(**slow)
+        started = time.monotonic()
+        with pytest.raises(PoolSaturated):
+            small.submit(**slow)
+        assert time.monotonic() - started < 0.1
+        assert first.result(timeout=10).cases[0].outcome == "timeout"
+
+
+def test_a_dead_zygote_fails_pending_work_and_is_replaced() -> None:
+    with Pool(workers=1, queue_size=2) as pool:
+        job = dict(
+            code="def f(x):\n    while True:\n        pass\n",
+            entry_point="f",
+            cases=[{"x": 1}],
+            parameters={"x": "value"},
+            limits=Limits(time_ms=5000),
+        )
+        pending = pool.submit(**job)
+        zygote = pool.status()["zygote_pid"]
+        time.sleep(0.2)
+        os.kill(zygote, 9)
+        with pytest.raises(SandboxUnavailable):
+            pending.result(timeout=10)
+        deadline = time.monotonic() + 5
+        while pool.status()["alive"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        result = run(pool, "def f(x):\n    return x\n", [7])
+        assert result.cases[0].value == {"t": "int", "v": 7}
+        assert pool.status()["restarts"] == 1
+
+
+def test_close_leaves_no_process_behind() -> None:
+    pool = Pool(workers=2, queue_size=2)
+    zygote = pool.status()["zygote_pid"]
+    pending = pool.submit(
+        code="def f(x):\n    while True:\n        pass\n",
+        entry_point="f",
+        cases=[{"x": 1}],
+        parameters={"x": "value"},
+        limits=Limits(time_ms=10_000),
+    )
+    time.sleep(0.3)
+    pool.close()
+    with pytest.raises(SandboxUnavailable):
+        pending.result(timeout=5)
+    assert not Path(f"/proc/{zygote}").exists()
+    pool.close()  # idempotent
