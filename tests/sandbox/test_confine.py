@@ -116,9 +116,10 @@ def test_every_layer_available_as_root_on_this_machine(conf: Confinement) -> Non
 
 
 def test_apply_turns_on_what_available_promised(conf: Confinement) -> None:
-    layers = confined_value(conf, lambda: None)  # confined_value checks the layers
-    assert layers is None
-    assert set(conf.available()) == set(LAYERS)
+    result, status = run_confined(conf, lambda: None)
+    assert status == 0 and result is not None, result
+    assert result["layers"] == conf.available()
+    assert list(result["layers"]) == list(LAYERS)
 
 
 # --- network ---------------------------------------------------------------------------------
