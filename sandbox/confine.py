@@ -32,6 +32,7 @@ __all__ = ["LAYERS", "Confinement", "ConfinementError", "default_read_paths"]
 LAYERS = ("rlimits", "clean_env", "uid_drop", "no_new_privs", "landlock", "seccomp")
 
 _NOBODY = 65534
+_CWD_PREFIX = "judge-cwd-"
 _FD_CEILING = 2**31 - 1
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
@@ -80,6 +81,32 @@ def default_read_paths() -> list[str]:
     return paths
 
 
+def _make_empty_dir() -> str:
+    """A fresh empty directory nobody can write to (root-owned, 0555), named after our pid."""
+    base = tempfile.gettempdir()
+    _remove_stale_empty_dirs(base)
+    path = tempfile.mkdtemp(prefix=f"{_CWD_PREFIX}{os.getpid()}-", dir=base)
+    os.chmod(path, 0o555)
+    return path
+
+
+def _remove_stale_empty_dirs(base: str) -> None:
+    """Remove the empty directories of zygotes that died without ``close()`` (pid gone)."""
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry.name.removeprefix(_CWD_PREFIX).partition("-")[0]
+        if entry.name == pid or not pid.isdigit() or os.path.exists(f"/proc/{pid}"):
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_uid == os.geteuid():
+                os.rmdir(entry.path)  # refuses anything that is not an empty directory
+        except OSError:
+            pass
+
+
 def _unprivileged_ids() -> tuple[int, int]:
     try:
         entry = pwd.getpwnam("nobody")
@@ -115,8 +142,7 @@ class Confinement:
         self._zygote_pid = os.getpid()
         self._page_size = os.sysconf("SC_PAGE_SIZE")
         self._reasons: dict[str, str] = {}
-        self._empty_dir = tempfile.mkdtemp(prefix="judge-cwd-")
-        os.chmod(self._empty_dir, 0o555)
+        self._empty_dir = _make_empty_dir()
         self._cwd_fd = os.open(self._empty_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         self._devnull = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
 

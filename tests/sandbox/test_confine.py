@@ -11,6 +11,7 @@ import resource
 import select
 import signal
 import socket
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -425,6 +426,18 @@ def test_close_removes_the_empty_directory() -> None:
         confinement.apply(LIMITS, keep_fds=[])  # refused before it touches anything
 
 
+def test_empty_directories_of_dead_zygotes_are_swept() -> None:
+    pid = os.fork()
+    if pid == 0:
+        Confinement([])  # a zygote that dies without close()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    stale = list(Path(tempfile.gettempdir()).glob(f"judge-cwd-{pid}-*"))
+    assert stale, "the dead zygote's directory should still be there"
+    Confinement([]).close()
+    assert not any(p.exists() for p in stale)
+
+
 def test_unprivileged_start_skips_the_uid_drop_and_keeps_the_rest() -> None:
     if not IS_ROOT:
         pytest.skip("already unprivileged: the other tests cover this path")
@@ -440,6 +453,7 @@ def test_unprivileged_start_skips_the_uid_drop_and_keeps_the_rest() -> None:
             confinement = Confinement(paths)
             result, status = run_confined(confinement, lambda: os.getresuid())
             report = {"available": confinement.available(), "child": result, "status": status}
+            confinement.close()
             os.write(write_fd, json.dumps(report).encode())
         finally:
             os._exit(0)
