@@ -9,6 +9,7 @@ surface, not the module.
 
 from __future__ import annotations
 
+import _string
 import ast
 import builtins
 import collections
@@ -22,7 +23,7 @@ import statistics
 import string
 import sys
 from collections.abc import Callable, Iterable
-from types import FunctionType, MethodType, ModuleType
+from types import BuiltinMethodType, FunctionType, MethodType, ModuleType
 from typing import Any
 
 import numpy as np
@@ -121,7 +122,9 @@ def _numpy_surface() -> dict[str, Surface]:
 def _stdlib_surface() -> dict[str, Surface]:
     def public(module: ModuleType, exclude: Iterable[str] = ()) -> Surface:
         names = [n for n in dir(module) if not n.startswith("_") and n not in set(exclude)]
-        return Surface(module.__name__, _pick(module, names))
+        # Skip modules a surface module imported (statistics.random, statistics.sys, ...).
+        members = {n: v for n, v in _pick(module, names).items() if not isinstance(v, ModuleType)}
+        return Surface(module.__name__, members)
 
     return {
         "math": public(math),
@@ -129,9 +132,12 @@ def _stdlib_surface() -> dict[str, Surface]:
         # stream), minus the parts that reach the operating system.
         "random": public(py_random, exclude=("SystemRandom", "os", "sys")),
         "itertools": public(itertools),
+        # The real functools.wraps takes attribute names (assigned=, updated=) and reads and
+        # writes them past the guard, e.g. updated=("__globals__",) swaps in real builtins.
         "functools": Surface(
             "functools",
-            _pick(functools, "reduce partial lru_cache cache cmp_to_key wraps total_ordering".split()),
+            {**_pick(functools, "reduce partial lru_cache cache cmp_to_key total_ordering".split()),
+             "wraps": _wraps},
         ),
         "collections": Surface(
             "collections",
@@ -249,14 +255,31 @@ def _strip_line_prefix(error: str) -> str:
     return error
 
 
+def _check_attribute(obj: Any, name: Any) -> None:
+    """The rule of every attribute read by learner code, in code and in format fields."""
+    if type(name) is not str:
+        raise TypeError("attribute name must be a string")
+    if name.startswith("_") or name in BLOCKED_ATTRIBUTES:
+        raise AttributeError(f"the attribute {name!r} is not available in the judge")
+    if isinstance(obj, ModuleType):
+        raise PolicyError("modules are only reachable through import")
+
+
 class SafeFormatter(string.Formatter):
-    """str.format for learners: fields may not reach attributes or items starting with '_'."""
+    """str.format for learners: fields follow the attribute rule; no item key starts with '_'."""
 
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
-        for part in field_name.replace("[", ".").split(".")[1:]:
-            if part.startswith("_"):
+        first, rest = _string.formatter_field_name_split(field_name)
+        obj = self.get_value(first, args, kwargs)
+        for is_attribute, key in rest:
+            if is_attribute:
+                _check_attribute(obj, key)
+                obj = getattr(obj, key)
+            elif isinstance(key, str) and key.startswith("_"):
                 raise PolicyError(f"format field {field_name!r} is not allowed")
-        return super().get_field(field_name, args, kwargs)
+            else:
+                obj = obj[key]
+        return obj, first
 
 
 _FORMATTER = SafeFormatter()
@@ -273,14 +296,18 @@ class Policy:
     # -- guards -------------------------------------------------------------------------
 
     def getattr(self, obj: Any, name: str, default: Any = ..., /) -> Any:
-        if type(name) is not str:
-            raise TypeError("attribute name must be a string")
-        if name.startswith("_") or name in BLOCKED_ATTRIBUTES:
-            raise AttributeError(f"the attribute {name!r} is not available in the judge")
-        if name in ("format",) and isinstance(obj, str):
-            return functools.partial(_format_string, obj)
-        if isinstance(obj, ModuleType):
-            raise PolicyError("modules are only reachable through import")
+        _check_attribute(obj, name)
+        if name == "format":
+            if isinstance(obj, str):
+                return functools.partial(_format_string, obj)
+            # str.format reached through the class (str.format, type(s).format, a str
+            # subclass, super()) would read '_' attributes in its fields: swap in the safe one.
+            value = getattr(obj, name) if default is ... else getattr(obj, name, default)
+            if value is _STR_FORMAT:
+                return _format_unbound
+            if type(value) is BuiltinMethodType and isinstance(value.__self__, str):
+                return functools.partial(_format_string, value.__self__)
+            return value
         if default is ...:
             return getattr(obj, name)
         return getattr(obj, name, default)
@@ -411,10 +438,38 @@ def _format_string(template: str, *args: Any, **kwargs: Any) -> str:
     return _FORMATTER.vformat(template, args, kwargs)
 
 
+def _format_unbound(template: str, *args: Any, **kwargs: Any) -> str:
+    if not isinstance(template, str):
+        raise TypeError("str.format needs a str as its first argument")
+    return _FORMATTER.vformat(template, args, kwargs)
+
+
+_STR_FORMAT = str.format
+
+
+def _wraps(wrapped: Any) -> Callable[[Any], Any]:
+    """functools.wraps for learner decorators: copies the name and docstring, nothing else."""
+
+    def decorate(wrapper: Any) -> Any:
+        if isinstance(wrapper, FunctionType):
+            for name in ("__name__", "__qualname__", "__doc__"):
+                value = getattr(wrapped, name, None)
+                if isinstance(value, str):
+                    setattr(wrapper, name, value)
+        return wrapper
+
+    return decorate
+
+
 def _type_of(obj: Any, *rest: Any) -> type:
     if rest:
         raise PolicyError("type() with three arguments is not available; use a class statement")
-    return type(obj)
+    kind = type(obj)
+    if issubclass(kind, type):
+        # type(SomeClass) is a metaclass (type itself): calling it with three arguments
+        # would build classes with any '_' attribute (__repr__, __getattr__, __del__, ...).
+        raise PolicyError("type() of a class is not available in the judge")
+    return kind
 
 
 def _apply(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
