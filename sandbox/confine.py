@@ -6,7 +6,7 @@ unwritable working directory, and finds the unprivileged ids. ``apply()`` runs i
 forked child before any learner code and only makes cheap syscalls with what was prepared.
 
 Layer order in ``apply()``: descriptors and environment first (while everything is still
-reachable), rlimits (reading /proc/self/statm), the uid/gid drop, the prctls (the death
+reachable), rlimits, the uid/gid drop, the prctls (the death
 signal after the drop, which clears it), Landlock, and the seccomp filter last because it
 forbids the calls made before it.
 """
@@ -145,6 +145,13 @@ class Confinement:
         self._empty_dir = _make_empty_dir()
         self._cwd_fd = os.open(self._empty_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         self._devnull = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+        # The zygote's statm, opened once: a child's address space is the zygote's at fork,
+        # and reading it through this fd is much cheaper than a /proc/self lookup per child.
+        try:
+            self._statm_fd = os.open(f"/proc/{self._zygote_pid}/statm", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            self._statm_fd = -1
+            self._reasons["rlimits"] = f"no /proc to size RLIMIT_AS from ({exc}); others set"
 
         self._ids: tuple[int, int] | None = None
         if os.geteuid() == 0:
@@ -210,11 +217,15 @@ class Confinement:
         # Every object touched after fork costs a copy-on-write page fault: keep this lean.
         if not self._empty_dir:
             raise ConfinementError("this Confinement was closed")
-        layer = "clean_env"
+        layer = "rlimits"
         try:
+            virtual = -1  # read before _clean() closes the fd
+            if self._statm_fd >= 0:
+                virtual = int(os.pread(self._statm_fd, 64, 0).split()[0]) * self._page_size
+            layer = "clean_env"
             self._clean(keep_fds)
             layer = "rlimits"
-            self._set_rlimits(limits)
+            self._set_rlimits(limits, virtual)
             if self._ids is not None:
                 layer = "uid_drop"
                 uid, gid = self._ids
@@ -259,19 +270,15 @@ class Confinement:
         else:
             os.environ.clear()
 
-    def _set_rlimits(self, limits: Limits) -> None:
-        fd = os.open("/proc/self/statm", os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            virtual = int(os.read(fd, 64).split()[0]) * self._page_size
-        finally:
-            os.close(fd)
+    def _set_rlimits(self, limits: Limits, virtual: int) -> None:
         cpu = limits.cpu_seconds
-        address_space = virtual + limits.memory_mb * 1024 * 1024
         if self._ignore_xfsz_in_child:
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         # CPU soft below hard: SIGXCPU (catchable, reportable) a second before SIGKILL.
         _set_rlimit(resource.RLIMIT_CPU, cpu, cpu + 1)
-        _set_rlimit(resource.RLIMIT_AS, address_space, address_space)
+        if virtual >= 0:
+            address_space = virtual + limits.memory_mb * 1024 * 1024
+            _set_rlimit(resource.RLIMIT_AS, address_space, address_space)
         _set_rlimit(resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)
         for which, soft, hard in self._fixed_rlimits:
             _set_rlimit(which, soft, hard)
@@ -282,7 +289,7 @@ class Confinement:
             self._ruleset.close()
             self._ruleset = None
         self._filter = None
-        for attr in ("_cwd_fd", "_devnull"):
+        for attr in ("_cwd_fd", "_devnull", "_statm_fd"):
             fd = getattr(self, attr)
             if fd >= 0:
                 os.close(fd)

@@ -332,6 +332,14 @@ def test_uid_is_nobody_when_started_as_root(conf: Confinement) -> None:
     assert groups == [] and is_root is False
 
 
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
 def test_only_kept_descriptors_survive(conf: Confinement, tmp_path: Path) -> None:
     null = os.stat(os.devnull)
     kept = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
@@ -344,6 +352,7 @@ def test_only_kept_descriptors_survive(conf: Confinement, tmp_path: Path) -> Non
                 "kept": attempt(lambda: os.fstat(kept).st_ino),
                 "dropped": attempt(lambda: os.fstat(dropped).st_ino),
                 "stdio_is_null": all(s.st_rdev == null.st_rdev for s in stdio),
+                "open": [fd for fd in range(4096) if _is_open(fd)],
             }
 
         outcome = confined_value(conf, probe, keep=(kept,))
@@ -353,6 +362,7 @@ def test_only_kept_descriptors_survive(conf: Confinement, tmp_path: Path) -> Non
     assert outcome["kept"] == {"returned": tmp_path.stat().st_ino}
     assert outcome["dropped"] == {"raised": "OSError", "errno": 9}  # EBADF
     assert outcome["stdio_is_null"] is True
+    assert len(outcome["open"]) == 5 and outcome["open"][:3] == [0, 1, 2]  # + reply, kept
 
 
 def test_memory_bomb_raises_memory_error(conf: Confinement) -> None:
