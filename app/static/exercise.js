@@ -594,6 +594,8 @@
         run();
       }
     });
+    // For scripts and tests: the live editor ({getCode, setCode, focus}) and the run action.
+    window.JudgePage = Object.freeze({ editor, run, exerciseId });
     document.body.setAttribute("data-ready", "true");
   }
 

@@ -98,8 +98,16 @@ def server() -> Iterator[Server]:
     env["JUDGE_DATABASE_URL"] = f"sqlite:///{tmp / 'history.sqlite3'}"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     command = [
-        sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
-        "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "app.main:create_app",
+        "--factory",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--no-access-log",
     ]
     with log.open("wb") as out:
         proc = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -172,13 +180,13 @@ class Watched:
 
 def _watch(context: Any, origin: str) -> Watched:
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(30_000)
     watched = Watched(page, origin)
     page.on(
         "console",
-        lambda message: watched.errors.append(f"console: {message.text}")
-        if message.type == "error"
-        else None,
+        lambda message: (
+            watched.errors.append(f"console: {message.text}") if message.type == "error" else None
+        ),
     )
     page.on("pageerror", lambda error: watched.errors.append(f"page error: {error}"))
     page.on("request", lambda request: watched.requests.append(request.url))

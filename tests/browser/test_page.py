@@ -21,8 +21,7 @@ WRONG = {
         "    return list(draft_tokens), len(draft_tokens)\n"
     ),
     "speculative-decoding-resample": (
-        "def speculative_step(p, q, draft, rng):\n"
-        "    return list(draft)\n"
+        "def speculative_step(p, q, draft, rng):\n    return list(draft)\n"
     ),
 }
 
@@ -40,9 +39,7 @@ def open_exercise(watched: Any, exercise_id: str) -> Any:
 
 
 def editor_text(page: Any) -> str:
-    return page.locator("[data-testid=editor] .cm-content").evaluate(
-        "content => Array.from(content.querySelectorAll('.cm-line'), l => l.textContent).join('\\n')"
-    )
+    return page.evaluate("() => window.JudgePage.editor.getCode()")
 
 
 def set_code(page: Any, code: str) -> None:
@@ -105,6 +102,11 @@ def test_exercise_page_renders_statement_editor_and_theory(
     for row, test in zip(pending.all(), detail["tests"], strict=True):
         assert test["name"] in row.inner_text()
         assert "not run yet" in row.inner_text()
+    # The statement: Markdown rendered, math typeset by KaTeX without errors.
+    statement = p.get_by_test_id("statement")
+    assert statement.locator("p").count() > 0
+    assert statement.locator(".katex").count() > 0
+    assert p.locator(".katex-error").count() == 0
     # The related variant is linked.
     for other in detail["related"]:
         assert p.locator(f"[data-testid=related-link][href='/exercises/{other}']").count() == 1
@@ -163,6 +165,52 @@ def test_compile_error_shows_the_message_with_its_line(page: Any) -> None:
     message = p.get_by_test_id("report-message")
     assert message.is_visible()
     assert re.search(r"line \d", message.inner_text())
+
+
+def test_run_shows_a_busy_state_then_the_report(page: Any) -> None:
+    p = open_exercise(page, "speculative-decoding-verify")
+    held: list[Any] = []
+    # Hold the request until the busy state has been checked.
+    p.route("**/submissions", lambda route: held.append(route))
+    run = p.get_by_test_id("run")
+    run.click()
+    p.wait_for_function("() => document.querySelector('[data-testid=run]').disabled")
+    assert run.get_attribute("aria-busy") == "true"
+    assert "Running" in run.inner_text()
+    assert "running" in p.get_by_test_id("summary").inner_text().lower()
+    p.wait_for_timeout(50)
+    assert len(held) == 1
+    held[0].continue_()
+    p.wait_for_selector("[data-testid=test-result]")
+    assert run.is_enabled()
+    assert run.get_attribute("aria-busy") == "false"
+    assert run.locator(".button__label").inner_text() == "Run tests"
+
+
+def test_http_errors_show_their_detail(page: Any, server: Any) -> None:
+    # Chromium logs every 4xx/5xx answer as a console error: expected here.
+    page.allowed_errors.extend(["status of 413", "status of 503"])
+    p = open_exercise(page, "speculative-decoding-verify")
+    # A real 413 from the judge: code over the size cap.
+    # (Set through the page's editor API: typing 80 KB into the editor would be slow.)
+    p.evaluate("code => window.JudgePage.editor.setCode(code)", "# padding\n" * 8000)
+    summary = run_and_wait(p)
+    assert "too large" in summary.inner_text().lower()
+    assert len(p.get_by_test_id("error-detail").inner_text().strip()) > 5
+    # A saturated judge (simulated in the browser): 503 with Retry-After.
+    p.route(
+        "**/submissions",
+        lambda route: route.fulfill(
+            status=503,
+            headers={"Retry-After": "3"},
+            content_type="application/json",
+            body='{"detail": "All graders are busy."}',
+        ),
+    )
+    summary = run_and_wait(p)
+    text = summary.inner_text()
+    assert "busy" in text.lower() and "All graders are busy." in text and "3 s" in text
+    assert p.get_by_test_id("run").is_enabled()
 
 
 def test_hints_code_kept_across_reload_and_reset(page: Any, server: Any) -> None:
