@@ -18,7 +18,7 @@ import numpy as np
 
 from sandbox import values
 from sandbox.policy import HELPERS_FILENAME, LEARNER_FILENAME, CompileFailure, Policy, compile_learner
-from sandbox.protocol import encode
+from sandbox.mailbox import Mailbox
 
 LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)
 # The legacy global state is set to this before each call, so a solution that forgets to seed
@@ -63,24 +63,6 @@ class Capture:
         return "".join(self.parts)
 
 
-class Reply:
-    """The child's only way out: length-prefixed frames on one pipe, with a total budget."""
-
-    def __init__(self, fd: int, budget: int) -> None:
-        self.fd = fd
-        self.budget = budget
-
-    def send(self, message: dict[str, Any]) -> None:
-        frame = encode(message)
-        if len(frame) > self.budget:
-            frame = encode({"t": "overflow"})
-        self.budget -= len(frame)
-        view = memoryview(frame)
-        while view:
-            written = os.write(self.fd, view)
-            view = view[written:]
-
-
 def learner_error(exc: BaseException) -> dict[str, Any]:
     """The exception as the learner should see it: type, message, their own lines only."""
     frames = [
@@ -107,7 +89,21 @@ def _source_lines(source: str, filename: str) -> None:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
 
-def _abandon_case(reply: Reply, index: int) -> Callable[[Capture], None]:
+def receive_assignment(fd: int) -> dict[str, Any]:
+    """Block until the zygote sends this spare child its one job (a single frame)."""
+    from sandbox.protocol import FrameReader
+
+    reader = FrameReader()
+    while True:
+        data = os.read(fd, 1 << 16)
+        if not data:
+            os._exit(0)  # the zygote discarded this spare
+        messages = reader.feed(data)
+        if messages:
+            return messages[0]
+
+
+def _abandon_case(reply: Mailbox, index: int) -> Callable[[Capture], None]:
     def abandon(capture: Capture) -> None:
         reply.send(
             {
@@ -130,7 +126,7 @@ def _abandon_case(reply: Reply, index: int) -> Callable[[Capture], None]:
 
 def run_job(
     job: dict[str, Any],
-    reply: Reply,
+    reply: Mailbox,
     policy: Policy,
     first_case: int,
     compiled: tuple[Any, Any] | None = None,
@@ -185,7 +181,7 @@ def run_job(
         arguments = {name: values.build_argument(kind, inputs[name]) for name, kind in parameters.items()}
         if random_mode == "global":
             np.random.seed(FOREIGN_SEED + index)
-        reply.send({"t": "start", "case": index})
+        reply.start_case(index)
         outcome, value, error = "returned", None, None
         started = time.perf_counter()
         try:

@@ -13,9 +13,10 @@ import sys
 
 def main() -> None:
     from sandbox import protocol
-    from sandbox.child import Reply, run_job
+    from sandbox.child import run_job
     from sandbox.confine import Confinement, default_read_paths
     from sandbox.limits import Limits
+    from sandbox.mailbox import Mailbox
     from sandbox.policy import Policy
 
     reader = protocol.FrameReader()
@@ -28,15 +29,16 @@ def main() -> None:
     job = messages[0]
     limits = Limits(**job["limits"])
     policy = Policy()
-    out = os.dup(1)
     confinement = Confinement(default_read_paths())
+    reply = Mailbox(limits.reply_bytes)
     pid = os.fork()  # the confinement is built to be applied in a direct child
     if pid:
         _, status = os.waitpid(pid, 0)
+        for message in reply.messages():
+            os.write(1, protocol.encode(message))
         os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
     os.setsid()
-    layers = confinement.apply(limits, keep_fds=[out])
-    reply = Reply(out, limits.reply_bytes)
+    layers = confinement.apply(limits, keep_fds=[])
     reply.send({"t": "hello", "layers": dict(layers, policy=True)})
     try:
         run_job(job, reply, policy, 0)

@@ -111,11 +111,61 @@ NUMPY_RANDOM_NAMES = """
 NUMPY_LINALG_NAMES = "norm inv pinv solve det eig eigh eigvals svd qr cholesky matrix_rank lstsq".split()
 
 
+def _refuse_buffer(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    buffer = kwargs["buffer"] if "buffer" in kwargs else (args[2] if len(args) > 2 else None)
+    if buffer is not None:
+        raise PolicyError(
+            "np.ndarray(..., buffer=...) is not available in the judge; use np.array or np.zeros"
+        )
+
+
+def _array_new(cls: type, *args: Any, **kwargs: Any) -> Any:
+    """``__new__`` of learner subclasses of np.ndarray: no arrays over raw buffers."""
+    _refuse_buffer(args, kwargs)
+    return np.ndarray.__new__(cls, *args, **kwargs)
+
+
+class _ArrayClass:
+    """``np.ndarray`` as learner code sees it (also what ``type(array)`` returns).
+
+    The real constructor builds an array over any buffer with any dtype, ``object`` included:
+    np.ndarray((1,), object, buffer=...) turns raw bytes into object pointers (a crash, or
+    forged objects). This stand-in refuses ``buffer=`` and otherwise behaves like the class:
+    ``isinstance``, ``issubclass``, ``class Sub(np.ndarray)`` (a real subclass, see
+    ``Policy.learner_class``), ``type(a) is np.ndarray`` and ``np.ndarray.sum(a)`` all work.
+    """
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        _refuse_buffer(args, kwargs)
+        return np.ndarray(*args, **kwargs)
+
+    def __instancecheck__(self, obj: Any) -> bool:
+        return isinstance(obj, np.ndarray)
+
+    def __subclasscheck__(self, cls: Any) -> bool:
+        return cls is self or issubclass(cls, np.ndarray)
+
+    def __mro_entries__(self, bases: tuple[Any, ...]) -> tuple[type, ...]:
+        return (np.ndarray,)
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(np.ndarray, attribute)
+
+    def __repr__(self) -> str:
+        return "<class 'numpy.ndarray'>"
+
+
+NDARRAY = _ArrayClass()
+_NDARRAY_RESIZE = np.ndarray.resize
+
+
 def _numpy_surface() -> dict[str, Surface]:
     random = Surface("numpy.random", _pick(np.random, NUMPY_RANDOM_NAMES))
     linalg = Surface("numpy.linalg", _pick(np.linalg, NUMPY_LINALG_NAMES))
     top = _pick(np, NUMPY_NAMES)
-    top.update(random=random, linalg=linalg)
+    top.update(random=random, linalg=linalg, ndarray=NDARRAY)
     return {"numpy": Surface("numpy", top), "numpy.random": random, "numpy.linalg": linalg}
 
 
@@ -308,6 +358,17 @@ class Policy:
             if type(value) is BuiltinMethodType and isinstance(value.__self__, str):
                 return functools.partial(_format_string, value.__self__)
             return value
+        if name == "resize":
+            value = getattr(obj, name) if default is ... else getattr(obj, name, default)
+            if value is _NDARRAY_RESIZE or (
+                type(value) is BuiltinMethodType and isinstance(value.__self__, np.ndarray)
+            ):
+                # resize(refcheck=False) frees the data under every view of the array: the
+                # views then read and write freed memory (object arrays: fake pointers).
+                raise PolicyError(
+                    "ndarray.resize is not available in the judge; build a new array instead"
+                )
+            return value
         if default is ...:
             return getattr(obj, name)
         return getattr(obj, name, default)
@@ -346,11 +407,12 @@ class Policy:
     def import_module(
         self, name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
     ) -> Any:
-        if fromlist == ["__doc__"] and level == 0:
-            # PyImport_Import's signature: numpy's C code importing its own helpers lazily
-            # (e.g. numpy._core._methods on the first ndarray.sum()). The frames above are
-            # the learner's, but learner code cannot spell this call: '__import__' and
-            # '__doc__' both start with an underscore, which the compiler refuses.
+        if type(fromlist) is list and fromlist in ([], ["__doc__"]) and level == 0:
+            # PyImport_Import's signature (a list: [] on 3.11+, ['__doc__'] before): numpy's
+            # C code importing its own helpers lazily (numpy._core._dtype for repr(dtype),
+            # numpy._core._methods on the first ndarray.sum()). The frames above are the
+            # learner's, but learner code cannot spell this call: '__import__' starts with an
+            # underscore, which the compiler refuses, and import statements pass None/tuples.
             loaded = sys.modules.get(name)
             if loaded is not None and (name == "numpy" or name.startswith("numpy.")):
                 return loaded
@@ -366,6 +428,8 @@ class Policy:
         return self.modules[name.split(".")[0]]
 
     def learner_class(self, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> type:
+        if any(isinstance(base, type) and issubclass(base, np.ndarray) for base in bases):
+            namespace = {**namespace, "__new__": _array_new}  # no arrays over raw buffers
         cls = type(name, bases, namespace)
         self.learner_classes.add(cls)
         return cls
@@ -461,10 +525,12 @@ def _wraps(wrapped: Any) -> Callable[[Any], Any]:
     return decorate
 
 
-def _type_of(obj: Any, *rest: Any) -> type:
+def _type_of(obj: Any, *rest: Any) -> Any:
     if rest:
         raise PolicyError("type() with three arguments is not available; use a class statement")
     kind = type(obj)
+    if kind is np.ndarray:
+        return NDARRAY  # type(a)(shape, object, buffer) would build an array over raw bytes
     if issubclass(kind, type):
         # type(SomeClass) is a metaclass (type itself): calling it with three arguments
         # would build classes with any '_' attribute (__repr__, __getattr__, __del__, ...).

@@ -3,17 +3,22 @@ confined child per submission, watches its deadlines and reports its raw results
 
 It runs as its own process (started by ``sandbox.pool``), never holds the web app's memory and
 never runs learner code itself. Requests arrive as frames on stdin, results leave on stdout.
+
+Children are forked and confined *before* there is work for them (spares), then handed one
+job each over a pipe, so fork, confinement and their page faults stay off the grading path.
+A child reports through a shared-memory mailbox (``sandbox.mailbox``); the zygote wakes when
+a child exits or a deadline passes, reads the mailbox, validates it, and moves on.
 """
 
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
 import selectors
 import signal
 import sys
 import time
-import hashlib
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,11 +26,12 @@ from typing import Any
 from sandbox import protocol
 from sandbox.confine import Confinement, default_read_paths
 from sandbox.limits import Limits
+from sandbox.mailbox import Mailbox
 from sandbox.policy import HELPERS_FILENAME, Policy, compile_learner
 
-# A source is compiled in the zygote only after a confined child compiled and loaded it this
-# fast: a compiler-crashing or pathological source never reaches the zygote's compiler.
-CACHE_SETUP_MS = 25.0
+# A source is compiled in the zygote only after a confined child compiled, loaded and ran it
+# this fast: a compiler-crashing or pathological source never reaches the zygote's compiler.
+CACHE_ATTEMPT_MS = 40.0
 CACHE_ENTRIES = 128
 CONTROL_IN = 0
 CONTROL_OUT = 1
@@ -33,23 +39,29 @@ READ_CHUNK = 65536
 
 
 @dataclass
+class Spare:
+    """A forked, confined child waiting for its one job."""
+
+    pid: int
+    job_fd: int  # the zygote writes the assignment here
+    exit_fd: int  # never written by the child: end-of-file means it has exited
+    mailbox: Mailbox
+    limits: Limits
+
+
+@dataclass
 class Attempt:
     """One child working on one job, from a given case on."""
 
     job_id: int
-    job: dict[str, Any]
-    limits: Limits
-    pid: int
-    fd: int
+    spare: Spare
     first_case: int
-    deadline: float
-    reader: protocol.FrameReader = field(default_factory=protocol.FrameReader)
-    greeted: float = 0.0  # when the confined child said hello: its compile starts then
-    current: int | None = None
-    ready: bool = False
-    finished: bool = False
+    assigned: float
     timed_out: bool = False
-    broken: str | None = None
+
+    @property
+    def limits(self) -> Limits:
+        return self.spare.limits
 
 
 @dataclass
@@ -57,6 +69,7 @@ class JobState:
     job: dict[str, Any]
     limits: Limits
     started: float
+    key: str
     layers: dict[str, bool] = field(default_factory=dict)
     setup: dict[str, Any] | None = None
     cases: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -92,7 +105,9 @@ class Zygote:
         self.selector = selectors.DefaultSelector()
         self.queue: deque[tuple[int, dict[str, Any]]] = deque()
         self.jobs: dict[int, JobState] = {}
-        self.attempts: dict[int, Attempt] = {}  # by pipe fd
+        self.attempts: dict[int, Attempt] = {}  # by exit fd
+        self.spares: deque[Spare] = deque()
+        self.recent_limits: Limits | None = None
         self.control = protocol.FrameReader()
         self.compiled: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
         self.stopping = False
@@ -156,10 +171,11 @@ class Zygote:
             except (TypeError, ValueError) as exc:
                 self.send({"job": job_id, "error": f"bad limits: {exc}"})
                 continue
-            self.jobs[job_id] = JobState(job=job, limits=limits, started=time.monotonic())
-            self.spawn(job_id, 0)
+            key = self.source_key(job)
+            self.jobs[job_id] = JobState(job, limits, time.monotonic(), key)
+            self.assign(job_id, 0)
 
-    # -- children ---------------------------------------------------------------------
+    # -- the compile cache --------------------------------------------------------------
 
     @staticmethod
     def source_key(job: dict[str, Any]) -> str:
@@ -167,50 +183,81 @@ class Zygote:
         digest.update(b"\0" + job["code"].encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
 
-    def remember_compiled(self, attempt: Attempt) -> None:
-        """Cache this job's compiled code if its child compiled and loaded it quickly."""
-        key = self.source_key(attempt.job)
-        if key in self.compiled:
-            self.compiled.move_to_end(key)
-            return
-        if (time.monotonic() - attempt.greeted) * 1000 > CACHE_SETUP_MS:
+    def remember_compiled(self, state: JobState) -> None:
+        """Cache a job's compiled code; only called for sources a child handled quickly."""
+        if state.key in self.compiled:
+            self.compiled.move_to_end(state.key)
             return
         try:
-            helpers = attempt.job["helpers"]
+            helpers = state.job["helpers"]
             compiled = (
                 compile_learner(helpers, HELPERS_FILENAME) if helpers else None,
-                compile_learner(attempt.job["code"]),
+                compile_learner(state.job["code"]),
             )
         except Exception:  # noqa: BLE001 - it compiled in the child; be safe regardless
             return
-        self.compiled[key] = compiled
+        self.compiled[state.key] = compiled
         while len(self.compiled) > CACHE_ENTRIES:
             self.compiled.popitem(last=False)
 
-    def spawn(self, job_id: int, first_case: int) -> None:
-        state = self.jobs[job_id]
-        compiled = self.compiled.get(self.source_key(state.job))
-        read_fd, write_fd = os.pipe()
+    # -- children -----------------------------------------------------------------------
+
+    def fork_spare(self, limits: Limits) -> Spare:
+        mailbox = Mailbox(limits.reply_bytes)
+        job_read, job_write = os.pipe()
+        exit_read, exit_write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: never returns
-            os.close(read_fd)
-            self._child_main(state.job, state.limits, write_fd, first_case, compiled)
-        os.close(write_fd)
-        os.set_blocking(read_fd, False)
-        deadline = time.monotonic() + state.limits.time_ms / 1000
-        attempt = Attempt(job_id, state.job, state.limits, pid, read_fd, first_case, deadline)
-        self.attempts[read_fd] = attempt
-        self.selector.register(read_fd, selectors.EVENT_READ, attempt)
+            os.close(job_write)
+            os.close(exit_read)
+            self._child_main(limits, job_read, exit_write, mailbox)
+        os.close(job_read)
+        os.close(exit_write)
+        return Spare(pid, job_write, exit_read, mailbox, limits)
 
-    def _child_main(
-        self,
-        job: dict[str, Any],
-        limits: Limits,
-        fd: int,
-        first_case: int,
-        compiled: tuple[Any, Any] | None,
-    ) -> None:
-        from sandbox.child import Reply, run_job
+    def replenish(self) -> None:
+        """Keep one confined spare per worker, with the limits most recently asked for."""
+        if self.stopping or self.recent_limits is None:
+            return
+        while len(self.spares) > self.workers:
+            self.discard(self.spares.popleft())
+        while len(self.spares) < self.workers:
+            self.spares.append(self.fork_spare(self.recent_limits))
+
+    def discard(self, spare: Spare) -> None:
+        os.close(spare.job_fd)
+        self.kill(spare.pid)
+        os.close(spare.exit_fd)
+        spare.mailbox.close()
+
+    def take_spare(self, limits: Limits) -> Spare:
+        for spare in self.spares:
+            if spare.limits == limits:
+                self.spares.remove(spare)
+                return spare
+        return self.fork_spare(limits)
+
+    def assign(self, job_id: int, first_case: int) -> None:
+        """Hand a job (from ``first_case`` on) to a confined child."""
+        state = self.jobs[job_id]
+        self.recent_limits = state.limits
+        spare = self.take_spare(state.limits)
+        assignment = protocol.encode({"job": state.job, "first_case": first_case, "key": state.key})
+        try:
+            view = memoryview(assignment)
+            while view:
+                view = view[os.write(spare.job_fd, view) :]
+        except OSError:
+            pass  # the child died waiting: its exit is handled like any other
+        finally:
+            os.close(spare.job_fd)
+        attempt = Attempt(job_id, spare, first_case, time.monotonic())
+        self.attempts[spare.exit_fd] = attempt
+        self.selector.register(spare.exit_fd, selectors.EVENT_READ, attempt)
+        self.replenish()
+
+    def _child_main(self, limits: Limits, job_fd: int, exit_fd: int, mailbox: Mailbox) -> None:
+        from sandbox.child import receive_assignment, run_job
 
         status = 0
         try:
@@ -221,125 +268,119 @@ class Zygote:
             self.queue.clear()
             self.jobs.clear()
             self.attempts.clear()
-            layers = self.confinement.apply(limits, keep_fds=[fd])
-            reply = Reply(fd, limits.reply_bytes)
-            reply.send({"t": "hello", "layers": dict(layers, policy=True)})
-            run_job(job, reply, self.policy, first_case, compiled)
+            self.spares.clear()
+            layers = self.confinement.apply(limits, keep_fds=[job_fd, exit_fd])
+            mailbox.send({"t": "hello", "layers": dict(layers, policy=True)})
+            assignment = receive_assignment(job_fd)
+            os.close(job_fd)
+            compiled = self.compiled.get(assignment["key"])
+            self.compiled.clear()
+            run_job(assignment["job"], mailbox, self.policy, assignment["first_case"], compiled)
         except BaseException:  # noqa: BLE001 - a child must never return into the zygote loop
             status = 70
         finally:
             os._exit(status)
 
-    def on_child(self, attempt: Attempt) -> None:
-        if self.attempts.get(attempt.fd) is not attempt:
+    def on_exit_fd(self, attempt: Attempt) -> None:
+        if self.attempts.get(attempt.spare.exit_fd) is not attempt:
             return  # finished earlier in this round of events
         try:
-            data = os.read(attempt.fd, READ_CHUNK)
-        except BlockingIOError:
-            return
-        if data:
-            try:
-                for message in attempt.reader.feed(data):
-                    if self.attempts.get(attempt.fd) is not attempt:
-                        break  # finished by an earlier message of this batch
-                    self.on_message(attempt, message)
-            except protocol.ProtocolError as exc:
-                attempt.broken = f"malformed reply from the sandbox ({exc})"
-                self.finish(attempt)
-            return
+            if os.read(attempt.spare.exit_fd, READ_CHUNK):
+                return  # a child has no business writing here; only end-of-file counts
+        except OSError:
+            pass
         self.finish(attempt)
 
-    def on_message(self, attempt: Attempt, message: dict[str, Any]) -> None:
-        state = self.jobs[attempt.job_id]
-        kind = message.get("t")
-        limits = attempt.limits
-        now = time.monotonic()
-        if kind == "hello":
-            state.layers = protocol.parse_layers(message.get("layers"))
-            attempt.greeted = now
-        elif kind == "setup":
-            state.setup = {
-                "kind": message.get("kind"),
-                "message": message.get("message", ""),
-                "line": message.get("line"),
-            }
-            protocol.parse_setup(state.setup)
-            attempt.finished = True
-        elif kind == "ready":
-            attempt.ready = True
-            self.remember_compiled(attempt)
-        elif kind == "start":
-            index = message.get("case")
-            expected = attempt.first_case if attempt.current is None else attempt.current + 1
-            if index != expected or not attempt.ready:
-                raise protocol.ProtocolError("case started out of order")
-            attempt.current = index
-            attempt.deadline = now + limits.time_ms / 1000
-        elif kind == "case":
-            index = message.get("case")
-            if index != attempt.current or index in state.cases:
-                raise protocol.ProtocolError("case reported out of order")
-            run = protocol.parse_case(message, limits.output_bytes)
-            state.cases[index] = _case_dict(run)
-        elif kind == "end":
-            if len(state.cases) != len(state.job["cases"]):
-                raise protocol.ProtocolError("child ended before all cases reported")
-            attempt.finished = True
-        elif kind == "overflow":
-            attempt.broken = "your result (or printed output) is too large to report"
-            self.finish(attempt, outcome="output")
-        else:
-            raise protocol.ProtocolError(f"unknown message type {kind!r}")
-
-    def kill(self, attempt: Attempt) -> int:
-        for target in (lambda: os.killpg(attempt.pid, signal.SIGKILL),
-                       lambda: os.kill(attempt.pid, signal.SIGKILL)):
+    @staticmethod
+    def kill(pid: int) -> int:
+        """Kill a child's whole process group (and the child itself), reap it, return status."""
+        for kill in (os.killpg, os.kill):
             try:
-                target()
-            except ProcessLookupError:
+                kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
                 pass
-            except PermissionError:
-                pass
-        _, status = os.waitpid(attempt.pid, 0)
+        _, status = os.waitpid(pid, 0)
         return status
 
-    def finish(self, attempt: Attempt, outcome: str | None = None) -> None:
-        """The child is done (or must be): kill its group, reap it, record, maybe respawn."""
-        if attempt.fd not in self.attempts:
-            return
-        self.selector.unregister(attempt.fd)
-        del self.attempts[attempt.fd]
-        status = self.kill(attempt)
-        os.close(attempt.fd)
+    def finish(self, attempt: Attempt) -> None:
+        """The child is done (or must be): kill its group, reap it, read its mailbox, record."""
+        spare = attempt.spare
+        self.selector.unregister(spare.exit_fd)
+        del self.attempts[spare.exit_fd]
+        status = self.kill(spare.pid)
+        os.close(spare.exit_fd)
         state = self.jobs[attempt.job_id]
         total = len(state.job["cases"])
+        running, _ = spare.mailbox.running()
+        try:
+            ready, ended, broken = self.digest(attempt, state, spare.mailbox.messages())
+        except protocol.ProtocolError as exc:
+            ready, ended, broken = False, False, f"malformed reply from the sandbox ({exc})"
+        overflowed = spare.mailbox.overflowed()
+        spare.mailbox.close()
+        elapsed_ms = (time.monotonic() - attempt.assigned) * 1000
 
-        if not attempt.finished and state.setup is None:
-            if attempt.timed_out:
-                reason, what = "timeout", f"ran longer than {attempt.limits.time_ms} ms"
-            elif outcome == "output":
-                reason, what = "output", attempt.broken or "output too large"
+        if ended or state.setup is not None:
+            if ended and state.setup is None and elapsed_ms < CACHE_ATTEMPT_MS:
+                self.remember_compiled(state)
+            self.complete(attempt.job_id)
+            return
+        reason, what = self.cause(attempt, status, overflowed, broken)
+        next_case = total
+        if ready and attempt.first_case <= running < total and running not in state.cases:
+            state.cases[running] = {
+                "outcome": reason,
+                "error": {"type": "Sandbox", "message": what},
+                "duration_ms": float(attempt.limits.time_ms) if reason == "timeout" else 0.0,
+            }
+            next_case = running + 1
+        elif ready and running in state.cases:
+            next_case = running + 1  # the case was reported; the child died between cases
+        elif not ready:
+            kind = {"timeout": "timeout", "memory": "memory"}.get(reason, "crashed")
+            state.setup = {"kind": kind, "message": what, "line": None}
+        if state.setup is None and next_case < total:
+            self.assign(attempt.job_id, next_case)
+        else:
+            self.complete(attempt.job_id)
+
+    @staticmethod
+    def cause(attempt: Attempt, status: int, overflowed: bool, broken: str | None) -> tuple[str, str]:
+        """Why a child stopped before finishing: (case outcome, learner-facing sentence)."""
+        if attempt.timed_out or (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU):
+            return "timeout", f"ran longer than {attempt.limits.time_ms} ms"
+        if overflowed:
+            return "output", "your result (or printed output) is too large to report"
+        if broken:
+            return "crashed", broken
+        return "crashed", describe_exit(status)
+
+    def digest(
+        self, attempt: Attempt, state: JobState, messages: list[dict[str, Any]]
+    ) -> tuple[bool, bool, str | None]:
+        """Apply a dead child's messages to its job: (reached its cases, ended, broken why)."""
+        ready = ended = False
+        expected = attempt.first_case
+        for message in messages:
+            kind = message.get("t")
+            if kind == "hello":
+                state.layers = protocol.parse_layers(message.get("layers"))
+            elif kind == "setup" and not ready:
+                setup = {k: message.get(k) for k in ("kind", "message", "line")}
+                protocol.parse_setup(setup)
+                state.setup = setup
+                return ready, True, None
+            elif kind == "ready":
+                ready = True
+            elif kind == "case" and ready and message.get("case") == expected:
+                run = protocol.parse_case(message, attempt.limits.output_bytes)
+                state.cases[expected] = _case_dict(run)
+                expected += 1
+            elif kind == "end" and ready and expected == len(state.job["cases"]):
+                ended = True
             else:
-                reason, what = "crashed", attempt.broken or describe_exit(status)
-            if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU:
-                reason = "timeout"
-            if attempt.current is not None and attempt.current not in state.cases:
-                state.cases[attempt.current] = {
-                    "outcome": reason,
-                    "error": {"type": "Sandbox", "message": what},
-                    "duration_ms": attempt.limits.time_ms if reason == "timeout" else 0.0,
-                }
-                next_case = attempt.current + 1
-            elif not attempt.ready:
-                kind = {"timeout": "timeout", "output": "crashed"}.get(reason, "crashed")
-                state.setup = {"kind": kind, "message": what, "line": None}
-                next_case = total
-            else:
-                next_case = (attempt.current + 1) if attempt.current is not None else attempt.first_case
-            if state.setup is None and next_case < total:
-                self.spawn(attempt.job_id, next_case)
-                return
-        self.complete(attempt.job_id)
+                raise protocol.ProtocolError(f"unexpected message {kind!r}")
+        return ready, ended, None
 
     def complete(self, job_id: int) -> None:
         state = self.jobs.pop(job_id)
@@ -357,20 +398,38 @@ class Zygote:
         )
         self.dispatch()
 
-    def check_deadlines(self) -> None:
+    # -- deadlines ----------------------------------------------------------------------
+
+    def deadline(self, attempt: Attempt, now: float) -> float:
+        """When this child must be stopped, by the zygote's clock and the child's claims.
+
+        The child says which case it is running and since when; the claim may only move the
+        deadline within bounds the zygote sets itself (never before the assignment, never in
+        the future, and never past one full budget per remaining case).
+        """
+        budget = attempt.limits.time_ms / 1000
+        running, started = attempt.spare.mailbox.running()
+        if running >= attempt.first_case:
+            begin = min(max(started, attempt.assigned), now)
+        else:
+            begin = attempt.assigned
+        cases = len(self.jobs[attempt.job_id].job["cases"]) - attempt.first_case
+        return min(begin + budget, attempt.assigned + budget * (cases + 1))
+
+    def check_deadlines(self) -> float | None:
+        """Stop every child past its deadline; returns seconds until the next one."""
         now = time.monotonic()
         for attempt in list(self.attempts.values()):
-            if now >= attempt.deadline:
+            if now >= self.deadline(attempt, now):
                 attempt.timed_out = True
-                self.finish(attempt)
-
-    def next_timeout(self) -> float | None:
+                self.finish(attempt)  # may assign the remaining cases to a new child
         if not self.attempts:
             return None
-        soonest = min(attempt.deadline for attempt in self.attempts.values())
-        return max(0.0, soonest - time.monotonic())
+        now = time.monotonic()
+        soonest = min(self.deadline(attempt, now) for attempt in self.attempts.values())
+        return max(0.0, soonest - now)
 
-    # -- main loop --------------------------------------------------------------------
+    # -- main loop ----------------------------------------------------------------------
 
     def serve(self) -> None:
         self.selector.register(CONTROL_IN, selectors.EVENT_READ, None)
@@ -383,16 +442,18 @@ class Zygote:
                 "landlock_abi": self.confinement.landlock_abi,
             }
         )
+        timeout = None
         while not self.stopping:
-            events = self.selector.select(self.next_timeout())
-            for key, _ in events:
+            for key, _ in self.selector.select(timeout):
                 if key.data is None:
                     self.on_control()
                 elif not self.stopping:
-                    self.on_child(key.data)
-            self.check_deadlines()
+                    self.on_exit_fd(key.data)
+            timeout = self.check_deadlines()
         for attempt in list(self.attempts.values()):
-            self.kill(attempt)  # nothing outlives the zygote
+            self.kill(attempt.spare.pid)  # nothing outlives the zygote
+        while self.spares:
+            self.discard(self.spares.popleft())
         self.confinement.close()
 
 
