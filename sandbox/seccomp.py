@@ -2,7 +2,8 @@
 
 The filter is compiled once in the zygote (``SyscallFilter()``) and exported to raw BPF, so
 the forked child only makes one ``prctl(PR_SET_SECCOMP)`` call (``load()``): no libseccomp
-code, no allocation, no BPF generation per child.
+code and no BPF generation per child (``seccomp_load()`` regenerates the program from the
+context on every call: about five times slower here).
 
 Policy: allow by default, refuse with an errno what a learner's program never needs and an
 attacker always does (sockets, exec, new processes and threads, signals to others, ptrace,
