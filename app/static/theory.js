@@ -131,7 +131,7 @@
         " under-proposes; $r = (p - q)^+ / (1 - \\alpha)$, the residual a rejection resamples from.",
     );
     return [
-      html("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Exactness check table" }, [table]),
+      html("div", { class: "table-scroll" }, [table]),
       html("div", { class: "table-key", html: key }),
       html("div", { html: md(verdict), class: "check-verdict" }),
     ];
