@@ -284,7 +284,10 @@ def compile_learner(source: str, filename: str = LEARNER_FILENAME) -> Any:
     if result.errors:
         first = result.errors[0]
         line = _line_of(first)
-        syntax = any("SyntaxError" in error for error in result.errors[:1])
+        # IndentationError and TabError are SyntaxErrors too: a compile error, not a refusal.
+        syntax = _strip_line_prefix(first).startswith(
+            ("SyntaxError", "IndentationError", "TabError")
+        )
         return_text = "; ".join(_strip_line_prefix(error) for error in result.errors[:3])
         raise CompileFailure(return_text, line, refused=not syntax)
     return result.code
