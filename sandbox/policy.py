@@ -40,7 +40,9 @@ class PolicyError(Exception):
 
 
 # Attribute names refused on every object, whatever its type: they lead to files, pickles,
-# raw memory or the interpreter's internals.
+# raw memory or the interpreter's internals. ('capsule': a BitGenerator's PyCapsule holds no
+# reference to it, and np.random.Generator(anything with .capsule) calls through the pointer,
+# freed or not: a use-after-free with learner-controlled function pointers.)
 BLOCKED_ATTRIBUTES = frozenset(
     {
         "ctypes", "cffi", "ctypeslib", "tofile", "dump", "dumps", "load", "loads", "save",
@@ -48,7 +50,7 @@ BLOCKED_ATTRIBUTES = frozenset(
         "DataSource", "lib", "f2py", "testing", "distutils", "os", "sys", "subprocess",
         "builtins", "from_address", "from_buffer", "from_buffer_copy", "gi_frame", "gi_code",
         "cr_frame", "cr_code", "ag_frame", "ag_code", "f_back", "f_globals", "f_locals",
-        "f_builtins", "tb_frame", "tb_next", "mro", "format_map",
+        "f_builtins", "tb_frame", "tb_next", "mro", "format_map", "capsule",
     }
     | INSPECT_ATTRIBUTES
 )
