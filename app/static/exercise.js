@@ -257,7 +257,13 @@
     return element("pre", { class: "value", "data-testid": testid, text: text });
   }
 
-  function renderTest(test, index) {
+  function longestLine(text) {
+    return Math.max(...String(text).split("\n").map((line) => line.length));
+  }
+
+  // nothingRan: the whole submission failed before any case (compile error, policy): the report's
+  // message says why, so the rows stay collapsed instead of repeating it six times.
+  function renderTest(test, index, nothingRan) {
     const status = STATUS_WORDS[test.status] ? test.status : "error";
     const failing = status !== "pass";
     const summaryLine = element("summary", { class: "test__line" }, [
@@ -267,27 +273,28 @@
     ]);
     const body = element("div", { class: "test__body" });
     if (test.message) {
+      const multiline = String(test.message).includes("\n");
       body.append(
-        element("p", { class: "test__message", "data-testid": "test-message" }, [
+        element("p", { class: "test__message" + (multiline ? " test__message--pre" : ""), "data-testid": "test-message" }, [
           element("span", { class: "visually-hidden", text: "Message: " }),
           test.message,
         ]),
       );
     }
     body.append(field("Input", codeBlock(prettyInput(test.input), "test-input")));
-    const pair = element("div", { class: "field-pair" }, [
-      field("Expected", codeBlock(pretty(test.expected), "test-expected")),
-      field(
-        "Your result",
-        codeBlock(
-          test.actual === undefined || (test.actual === null && status === "error")
-            ? "(no value returned)"
-            : pretty(test.actual),
-          "test-actual",
-        ),
-      ),
-    ]);
-    body.append(pair);
+    const expected = pretty(test.expected);
+    const actual =
+      test.actual === undefined || (test.actual === null && status === "error")
+        ? "(no value returned)"
+        : pretty(test.actual);
+    // Short values side by side for comparison, longer ones one under the other.
+    const sideBySide = longestLine(expected) <= 30 && longestLine(actual) <= 30;
+    body.append(
+      element("div", { class: sideBySide ? "field-pair field-pair--side" : "field-pair" }, [
+        field("Expected", codeBlock(expected, "test-expected")),
+        field("Your result", codeBlock(actual, "test-actual")),
+      ]),
+    );
     if (test.output) {
       body.append(field("Printed output", codeBlock(test.output, "test-output"), "field--output"));
     } else {
@@ -298,7 +305,12 @@
     );
     const details = element(
       "details",
-      { class: "test test--" + status, "data-testid": "test-result", "data-status": status, open: failing },
+      {
+        class: "test test--" + status,
+        "data-testid": "test-result",
+        "data-status": status,
+        open: failing && !nothingRan,
+      },
       [summaryLine, body],
     );
     return element("li", {}, [details]);
@@ -333,7 +345,9 @@
     }
     const tests = Array.isArray(report.tests) ? report.tests : [];
     if (tests.length) {
-      $("test-list").replaceChildren(...tests.map(renderTest));
+      const nothingRan = status === "error" && tests.every((test) => test.status !== "pass" && test.status !== "fail") &&
+        ["compile_error", "rejected"].includes(report.verdict);
+      $("test-list").replaceChildren(...tests.map((test, index) => renderTest(test, index, nothingRan)));
     } else {
       renderPending();
       for (const badge of $("test-list").querySelectorAll(".badge--pending")) {
