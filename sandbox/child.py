@@ -89,18 +89,21 @@ def _source_lines(source: str, filename: str) -> None:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
 
-def receive_assignment(fd: int) -> dict[str, Any]:
-    """Block until the zygote sends this spare child its one job (a single frame)."""
-    from sandbox.protocol import FrameReader
+def receive_assignment(fd: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Block until the zygote sends this spare child its one job: (routing header, job)."""
+    import json
+
+    from sandbox.protocol import FrameReader, split_body
 
     reader = FrameReader()
     while True:
         data = os.read(fd, 1 << 16)
         if not data:
             os._exit(0)  # the zygote discarded this spare
-        messages = reader.feed(data)
-        if messages:
-            return messages[0]
+        payloads = reader.feed_raw(data)
+        if payloads:
+            header, body = split_body(payloads[0])
+            return header, json.loads(body)
 
 
 def _abandon_case(reply: Mailbox, index: int) -> Callable[[Capture], None]:

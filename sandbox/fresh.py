@@ -26,7 +26,7 @@ def main() -> None:
         if not data:
             sys.exit(2)
         messages = reader.feed(data)
-    job = messages[0]
+    job = messages[0]  # the job itself, as one JSON frame
     limits = Limits(**job["limits"])
     policy = Policy()
     confinement = Confinement(default_read_paths())

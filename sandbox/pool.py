@@ -8,18 +8,23 @@ thread resolves futures as results arrive; if the zygote dies, every pending job
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import os
+import select
 import subprocess
 import sys
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import asdict
+from collections import OrderedDict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from sandbox import protocol
+from sandbox.assembly import AttemptReport, JobRecord
 from sandbox.limits import Limits
 from sandbox.protocol import RunResult
 
@@ -35,6 +40,15 @@ THREAD_ENV = {
 # Variables some machines need for numpy's BLAS to pick a working kernel; passed through as is.
 PASSED_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PATH", "LANG", "LC_ALL")
 START_TIMEOUT = 30.0
+CACHE_KEYS = 128  # the zygote keeps as many compiled sources
+
+
+@dataclass
+class _Job:
+    future: Future[RunResult]
+    record: JobRecord
+    body: bytes
+    key: str
 
 
 class PoolSaturated(RuntimeError):
@@ -69,7 +83,8 @@ class Pool:
         self.workers = workers or os.cpu_count() or 1
         self.capacity = self.workers + queue_size
         self._lock = threading.Lock()
-        self._pending: dict[int, Future[RunResult]] = {}
+        self._pending: dict[int, _Job] = {}
+        self._cached: OrderedDict[str, None] = OrderedDict()
         self._ids = itertools.count(1)
         self._process: subprocess.Popen[bytes] | None = None
         self._reader: threading.Thread | None = None
@@ -99,19 +114,20 @@ class Pool:
         ready: dict[str, Any] | None = None
         fd = process.stdout.fileno()
         while ready is None:
-            if time.monotonic() - started > START_TIMEOUT:
-                process.kill()
-                process.wait()
+            left = START_TIMEOUT - (time.monotonic() - started)
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                self._stop_process(process)
                 raise SandboxUnavailable("the sandbox zygote did not start in time")
             data = os.read(fd, 65536)
             if not data:
-                process.wait()
+                self._stop_process(process)
                 raise SandboxUnavailable(
                     f"the sandbox zygote exited during start-up (code {process.returncode})"
                 )
-            for message in reader.feed(data):
-                if message.get("event") == "ready":
-                    ready = message
+            for payload in reader.feed_raw(data):
+                header, _ = protocol.split_body(payload)
+                if header.get("event") == "ready":
+                    ready = header
         self._layers = protocol.parse_layers(ready.get("layers"))
         reasons = ready.get("reasons")
         self._reasons = {
@@ -142,7 +158,7 @@ class Pool:
     def _stop_process(process: subprocess.Popen[bytes]) -> None:
         try:
             assert process.stdin is not None
-            process.stdin.write(protocol.encode({"op": "stop"}))
+            process.stdin.write(protocol.encode_with_body({"op": "stop"}))
             process.stdin.close()
         except (BrokenPipeError, OSError, ValueError):
             pass
@@ -185,7 +201,23 @@ class Pool:
         helpers: str = "",
     ) -> Future[RunResult]:
         """Queue one submission; returns at once. Raises PoolSaturated when full."""
-        future: Future[RunResult] = Future()
+        body = json.dumps(
+            {
+                "code": code,
+                "entry_point": entry_point,
+                "cases": cases,
+                "parameters": parameters,
+                "random_mode": random_mode,
+                "rng_argument": rng_argument,
+                "helpers": helpers,
+                "limits": asdict(limits),
+            },
+            separators=(",", ":"),
+        ).encode("utf-8", "surrogatepass")
+        key = hashlib.sha256(
+            helpers.encode("utf-8", "surrogatepass") + b"\0" + code.encode("utf-8", "surrogatepass")
+        ).hexdigest()
+        job = _Job(Future(), JobRecord(total=len(cases), limits=limits), body, key)
         with self._lock:
             if self._closed:
                 raise SandboxUnavailable("the sandbox pool is closed")
@@ -195,27 +227,35 @@ class Pool:
                 self._restarts += 1
                 self._start()
             job_id = next(self._ids)
-            self._pending[job_id] = future
-            message = {
-                "op": "run",
-                "job": job_id,
-                "code": code,
-                "entry_point": entry_point,
-                "cases": cases,
-                "parameters": parameters,
-                "random_mode": random_mode,
-                "rng_argument": rng_argument,
-                "helpers": helpers,
-                "limits": asdict(limits),
-            }
+            self._pending[job_id] = job
             try:
-                assert self._process is not None and self._process.stdin is not None
-                self._process.stdin.write(protocol.encode(message))
-                self._process.stdin.flush()
-            except (BrokenPipeError, OSError, ValueError) as exc:
+                self._send_run(job_id, job, 0)
+            except SandboxUnavailable:
                 del self._pending[job_id]
-                raise SandboxUnavailable(f"the sandbox is not reachable: {exc}") from None
-        return future
+                raise
+        if not cases:
+            self._settle(job_id)
+        return job.future
+
+    def _send_run(self, job_id: int, job: _Job, first_case: int) -> None:
+        """Ask the zygote to run a job from ``first_case`` on (caller holds the lock)."""
+        header = {
+            "op": "run",
+            "job": job_id,
+            "first_case": first_case,
+            "cases": job.record.total,
+            "key": job.key,
+            "limits": asdict(job.record.limits),
+        }
+        self._write(protocol.encode_with_body(header, job.body))
+
+    def _write(self, frame: bytes) -> None:
+        try:
+            assert self._process is not None and self._process.stdin is not None
+            self._process.stdin.write(frame)
+            self._process.stdin.flush()
+        except (AssertionError, BrokenPipeError, OSError, ValueError) as exc:
+            raise SandboxUnavailable(f"the sandbox is not reachable: {exc}") from None
 
     def run(self, timeout: float | None = None, **job: Any) -> RunResult:
         """Blocking convenience around submit()."""
@@ -229,8 +269,9 @@ class Pool:
                 data = os.read(fd, 1 << 20)
                 if not data:
                     break
-                for message in reader.feed(data):
-                    self._deliver(message)
+                for payload in reader.feed_raw(data):
+                    header, body = protocol.split_body(payload)
+                    self._deliver(header, body)
         except (OSError, protocol.ProtocolError):
             pass
         with self._lock:
@@ -239,28 +280,63 @@ class Pool:
         self._stop_process(process)  # also reaps a dead one and closes its pipes
         self._fail_pending(SandboxUnavailable("the sandbox stopped while grading"))
 
-    def _deliver(self, message: dict[str, Any]) -> None:
-        job_id = message.get("job")
+    def _deliver(self, header: dict[str, Any], mailbox: bytes) -> None:
+        """One child's end, relayed by the zygote: validate, then finish or run the rest."""
+        job_id = header.get("job")
         with self._lock:
-            future = self._pending.pop(job_id, None) if isinstance(job_id, int) else None
-            if future is not None:
-                self._completed += 1
-        if future is None:
+            job = self._pending.get(job_id) if isinstance(job_id, int) else None
+        if job is None:
             return
-        if "error" in message:
-            future.set_exception(SandboxUnavailable(str(message["error"])))
+        if "error" in header:
+            self._settle(job_id, SandboxUnavailable(str(header["error"])))
             return
         try:
-            future.set_result(parse_result(message.get("result")))
+            following = job.record.absorb(AttemptReport.parse(header), mailbox)
         except protocol.ProtocolError as exc:
-            future.set_exception(SandboxUnavailable(f"invalid sandbox result: {exc}"))
+            self._settle(job_id, SandboxUnavailable(f"invalid sandbox report: {exc}"))
+            return
+        if following is not None:
+            with self._lock:
+                try:
+                    self._send_run(job_id, job, following)
+                    return
+                except SandboxUnavailable as exc:
+                    error: Exception | None = exc
+            self._settle(job_id, error)
+            return
+        if job.record.cacheable and job.key not in self._cached:
+            self._remember(job)
+        self._settle(job_id)
+
+    def _remember(self, job: _Job) -> None:
+        """Let the zygote compile a source a confined child just handled without trouble."""
+        self._cached[job.key] = None
+        while len(self._cached) > CACHE_KEYS:
+            self._cached.popitem(last=False)
+        with self._lock:
+            try:
+                self._write(protocol.encode_with_body({"op": "compile", "key": job.key}, job.body))
+            except SandboxUnavailable:
+                pass
+
+    def _settle(self, job_id: int, error: Exception | None = None) -> None:
+        with self._lock:
+            job = self._pending.pop(job_id, None)
+            if job is not None and error is None:
+                self._completed += 1
+        if job is None or job.future.done():
+            return
+        if error is not None:
+            job.future.set_exception(error)
+        else:
+            job.future.set_result(job.record.result())
 
     def _fail_pending(self, error: Exception) -> None:
         with self._lock:
             pending, self._pending = self._pending, {}
-        for future in pending.values():
-            if not future.done():
-                future.set_exception(error)
+        for job in pending.values():
+            if not job.future.done():
+                job.future.set_exception(error)
 
     # -- status -----------------------------------------------------------------------
 
@@ -291,17 +367,3 @@ class Pool:
             }
 
 
-def parse_result(raw: Any) -> RunResult:
-    """Validate the zygote's summary of one job (it relays child messages it already checked)."""
-    if not isinstance(raw, dict):
-        raise protocol.ProtocolError("result must be an object")
-    cases_raw = raw.get("cases")
-    if not isinstance(cases_raw, list):
-        raise protocol.ProtocolError("cases must be a list")
-    wall = raw.get("wall_ms", 0.0)
-    return RunResult(
-        layers=protocol.parse_layers(raw.get("layers", {})),
-        setup=protocol.parse_setup(raw.get("setup")),
-        cases=[protocol.parse_case(case, 1 << 20) for case in cases_raw if isinstance(case, dict)],
-        wall_ms=float(wall) if isinstance(wall, (int, float)) else 0.0,
-    )

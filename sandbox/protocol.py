@@ -25,32 +25,58 @@ def encode(message: dict[str, Any]) -> bytes:
     return HEADER.pack(len(body)) + body
 
 
+def encode_with_body(header: dict[str, Any], body: bytes = b"") -> bytes:
+    """A frame whose payload is a one-line JSON header, a newline, then opaque bytes.
+
+    Used between the host and the zygote so the zygote can route a job or a child's mailbox
+    without parsing it: parsing allocates, and every page the zygote writes while children
+    share its memory costs a copy-on-write fault.
+    """
+    head = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
+    return HEADER.pack(len(head) + 1 + len(body)) + head + b"\n" + body
+
+
+def split_body(payload: bytes) -> tuple[dict[str, Any], bytes]:
+    head, newline, body = payload.partition(b"\n")
+    if not newline:
+        raise ProtocolError("frame has no header line")
+    return _json_object(head), body
+
+
+def _json_object(raw: bytes) -> dict[str, Any]:
+    try:
+        message = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ProtocolError(f"frame is not JSON: {exc}") from None
+    if not isinstance(message, dict):
+        raise ProtocolError("frame is not a JSON object")
+    return message
+
+
 class FrameReader:
-    """Accumulates bytes from a pipe and yields whole messages; refuses oversized frames."""
+    """Accumulates bytes from a pipe and yields whole frames; refuses oversized frames."""
 
     def __init__(self, max_frame: int = MAX_FRAME) -> None:
         self._buffer = bytearray()
         self._max_frame = max_frame
 
-    def feed(self, data: bytes) -> list[dict[str, Any]]:
+    def feed_raw(self, data: bytes) -> list[bytes]:
+        """Whole payloads, unparsed."""
         self._buffer += data
-        messages = []
+        payloads = []
         while len(self._buffer) >= HEADER.size:
             (length,) = HEADER.unpack_from(self._buffer)
             if length > self._max_frame:
                 raise ProtocolError(f"frame of {length} bytes exceeds {self._max_frame}")
             if len(self._buffer) < HEADER.size + length:
                 break
-            body = bytes(self._buffer[HEADER.size : HEADER.size + length])
+            payloads.append(bytes(self._buffer[HEADER.size : HEADER.size + length]))
             del self._buffer[: HEADER.size + length]
-            try:
-                message = json.loads(body)
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise ProtocolError(f"frame is not JSON: {exc}") from None
-            if not isinstance(message, dict):
-                raise ProtocolError("frame is not a JSON object")
-            messages.append(message)
-        return messages
+        return payloads
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        """Whole payloads, each parsed as one JSON object."""
+        return [_json_object(payload) for payload in self.feed_raw(data)]
 
     @property
     def pending(self) -> int:

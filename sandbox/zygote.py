@@ -1,26 +1,26 @@
-"""The warm zygote: a clean interpreter that imports and warms everything once, then forks one
-confined child per submission, watches its deadlines and reports its raw results.
+"""The warm zygote: a clean interpreter that imports and warms everything once, then forks
+confined children, hands each one job, enforces deadlines and reports how each child ended.
 
 It runs as its own process (started by ``sandbox.pool``), never holds the web app's memory and
-never runs learner code itself. Requests arrive as frames on stdin, results leave on stdout.
-
-Children are forked and confined *before* there is work for them (spares), then handed one
-job each over a pipe, so fork, confinement and their page faults stay off the grading path.
-A child reports through a shared-memory mailbox (``sandbox.mailbox``); the zygote wakes when
-a child exits or a deadline passes, reads the mailbox, validates it, and moves on.
+never runs learner code itself. Children are forked and confined *before* there is work for
+them (spares), so fork, confinement and their page faults stay off the grading path. A child
+reports through a shared-memory mailbox (``sandbox.mailbox``); the zygote wakes only when a
+child exits or a deadline passes, and relays the mailbox to the host unparsed: the host, not
+the zygote, validates it. Keeping the zygote's own work small matters: every page it writes
+while children share its memory costs a copy-on-write fault.
 """
 
 from __future__ import annotations
 
 import gc
-import hashlib
+import json
 import os
 import selectors
 import signal
 import sys
 import time
 from collections import OrderedDict, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sandbox import protocol
@@ -29,13 +29,10 @@ from sandbox.limits import Limits
 from sandbox.mailbox import Mailbox
 from sandbox.policy import HELPERS_FILENAME, Policy, compile_learner
 
-# A source is compiled in the zygote only after a confined child compiled, loaded and ran it
-# this fast: a compiler-crashing or pathological source never reaches the zygote's compiler.
-CACHE_ATTEMPT_MS = 40.0
 CACHE_ENTRIES = 128
 CONTROL_IN = 0
 CONTROL_OUT = 1
-READ_CHUNK = 65536
+READ_CHUNK = 1 << 20
 
 
 @dataclass
@@ -56,45 +53,22 @@ class Attempt:
     job_id: int
     spare: Spare
     first_case: int
+    cases: int
     assigned: float
     timed_out: bool = False
 
-    @property
-    def limits(self) -> Limits:
-        return self.spare.limits
+    def deadline(self, now: float) -> float:
+        """When this child must be stopped, by the zygote's clock and the child's claims.
 
-
-@dataclass
-class JobState:
-    job: dict[str, Any]
-    limits: Limits
-    started: float
-    key: str
-    layers: dict[str, bool] = field(default_factory=dict)
-    setup: dict[str, Any] | None = None
-    cases: dict[int, dict[str, Any]] = field(default_factory=dict)
-
-
-def describe_exit(status: int) -> str:
-    """A learner-facing sentence for how a child process ended."""
-    if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        names = {
-            signal.SIGSEGV: "a segmentation fault (the process touched invalid memory)",
-            signal.SIGBUS: "a bus error",
-            signal.SIGABRT: "an abort",
-            signal.SIGFPE: "a floating-point exception",
-            signal.SIGKILL: "being killed",
-            signal.SIGXCPU: "running out of CPU time",
-            signal.SIGILL: "an illegal instruction",
-        }
-        return f"the process running your code ended with {names.get(number, f'signal {number}')}"
-    if os.WIFEXITED(status):
-        return (
-            f"the process running your code exited early (exit code {os.WEXITSTATUS(status)}) "
-            "before this case finished"
-        )
-    return "the process running your code ended unexpectedly"
+        The child says which case it runs and since when; the claim only moves the deadline
+        within bounds set here: never before the assignment, never in the future, never past
+        one full budget per remaining case.
+        """
+        budget = self.spare.limits.time_ms / 1000
+        running, started = self.spare.mailbox.running()
+        begin = min(max(started, self.assigned), now) if running >= self.first_case else self.assigned
+        remaining = self.cases - self.first_case
+        return min(begin + budget, self.assigned + budget * (remaining + 1))
 
 
 class Zygote:
@@ -103,8 +77,7 @@ class Zygote:
         self.policy = Policy()
         self.confinement = Confinement(default_read_paths())
         self.selector = selectors.DefaultSelector()
-        self.queue: deque[tuple[int, dict[str, Any]]] = deque()
-        self.jobs: dict[int, JobState] = {}
+        self.queue: deque[tuple[dict[str, Any], bytes]] = deque()
         self.attempts: dict[int, Attempt] = {}  # by exit fd
         self.spares: deque[Spare] = deque()
         self.recent_limits: Limits | None = None
@@ -117,25 +90,37 @@ class Zygote:
 
     def warm(self) -> None:
         """Touch everything a child will use so forks start hot (imports, compiler, numpy)."""
-        import json
-
         import numpy as np
 
-        sample = "import numpy as np\ndef f(a):\n    np.random.seed(1)\n    x = [i for i in a]\n    x[0] += 1\n    return f'{x}', np.cumsum(np.array(a))\n"
+        sample = (
+            "import numpy as np\n"
+            "def f(a):\n"
+            "    np.random.seed(1)\n"
+            "    x = [i for i in a]\n"
+            "    x[0] += 1\n"
+            "    return f'{x}', np.cumsum(np.array(a))\n"
+        )
         namespace = self.policy.namespace()
         exec(compile_learner(sample), namespace)
         namespace["f"]([1, 2])
-        np.random.uniform(); np.random.rand(); np.random.default_rng(0).random()
+        np.random.uniform()
+        np.random.rand()
+        np.random.default_rng(0).random()
         # Methods that import numpy helpers lazily on first use: import them here, not in
         # a confined child (where every module load is a file read Landlock may refuse).
         array = np.array([[0.5, 0.25], [0.125, 0.125]])
         for method in ("sum", "mean", "std", "var", "min", "max", "any", "all", "prod",
                        "cumsum", "argmax", "argmin", "round", "clip", "copy"):
             getattr(array, method)()
-        np.linalg.norm(array); np.unique(array); np.sort(array); repr(array); str(array)
-        np.random.choice(3, p=[0.5, 0.25, 0.25]); np.isclose(array, array).all()
+        np.linalg.norm(array)
+        np.unique(array)
+        np.sort(array)
+        repr(array)
+        str(array)
+        np.random.choice(3, p=[0.5, 0.25, 0.25])
+        np.isclose(array, array).all()
         np.searchsorted(np.cumsum([0.5, 0.5]), 0.5, side="right")
-        json.dumps({"a": [1.5, None]})
+        json.loads(json.dumps({"a": [1.5, None]}))
         from sandbox import child, values  # noqa: F401  (import before fork, not after)
 
         values.tag((np.int64(1), [1.0], np.zeros(2)))
@@ -144,9 +129,8 @@ class Zygote:
 
     # -- control channel --------------------------------------------------------------
 
-    def send(self, message: dict[str, Any]) -> None:
-        frame = protocol.encode(message)
-        view = memoryview(frame)
+    def send(self, header: dict[str, Any], body: bytes = b"") -> None:
+        view = memoryview(protocol.encode_with_body(header, body))
         while view:
             view = view[os.write(CONTROL_OUT, view) :]
 
@@ -155,48 +139,40 @@ class Zygote:
         if not data:
             self.stopping = True
             return
-        for message in self.control.feed(data):
-            op = message.get("op")
+        for payload in self.control.feed_raw(data):
+            header, body = protocol.split_body(payload)
+            op = header.get("op")
             if op == "run":
-                self.queue.append((int(message["job"]), message))
+                self.queue.append((header, body))
+            elif op == "compile":
+                self.remember_compiled(str(header.get("key")), body)
             elif op == "stop":
                 self.stopping = True
         self.dispatch()
 
     def dispatch(self) -> None:
         while self.queue and len(self.attempts) < self.workers:
-            job_id, job = self.queue.popleft()
+            header, body = self.queue.popleft()
             try:
-                limits = Limits(**job["limits"])
-            except (TypeError, ValueError) as exc:
-                self.send({"job": job_id, "error": f"bad limits: {exc}"})
-                continue
-            key = self.source_key(job)
-            self.jobs[job_id] = JobState(job, limits, time.monotonic(), key)
-            self.assign(job_id, 0)
+                limits = Limits(**header["limits"])
+                self.assign(header, limits, body)
+            except (KeyError, TypeError, ValueError) as exc:
+                self.send({"job": header.get("job"), "error": f"bad job: {exc}"})
 
-    # -- the compile cache --------------------------------------------------------------
-
-    @staticmethod
-    def source_key(job: dict[str, Any]) -> str:
-        digest = hashlib.sha256(job["helpers"].encode("utf-8", "surrogatepass"))
-        digest.update(b"\0" + job["code"].encode("utf-8", "surrogatepass"))
-        return digest.hexdigest()
-
-    def remember_compiled(self, state: JobState) -> None:
-        """Cache a job's compiled code; only called for sources a child handled quickly."""
-        if state.key in self.compiled:
-            self.compiled.move_to_end(state.key)
+    def remember_compiled(self, key: str, body: bytes) -> None:
+        """Compile a source the host saw a confined child handle quickly, for later children."""
+        if key in self.compiled:
+            self.compiled.move_to_end(key)
             return
         try:
-            helpers = state.job["helpers"]
-            compiled = (
+            job = json.loads(body)
+            helpers = job["helpers"]
+            self.compiled[key] = (
                 compile_learner(helpers, HELPERS_FILENAME) if helpers else None,
-                compile_learner(state.job["code"]),
+                compile_learner(job["code"]),
             )
-        except Exception:  # noqa: BLE001 - it compiled in the child; be safe regardless
+        except Exception:  # noqa: BLE001 - it compiled in a child; be safe regardless
             return
-        self.compiled[state.key] = compiled
         while len(self.compiled) > CACHE_ENTRIES:
             self.compiled.popitem(last=False)
 
@@ -237,21 +213,22 @@ class Zygote:
                 return spare
         return self.fork_spare(limits)
 
-    def assign(self, job_id: int, first_case: int) -> None:
-        """Hand a job (from ``first_case`` on) to a confined child."""
-        state = self.jobs[job_id]
-        self.recent_limits = state.limits
-        spare = self.take_spare(state.limits)
-        assignment = protocol.encode({"job": state.job, "first_case": first_case, "key": state.key})
+    def assign(self, header: dict[str, Any], limits: Limits, body: bytes) -> None:
+        """Hand one job (from its first case on) to a confined child."""
+        self.recent_limits = limits
+        spare = self.take_spare(limits)
+        first_case, key = int(header["first_case"]), str(header["key"])
+        assignment = protocol.encode_with_body({"first_case": first_case, "key": key}, body)
         try:
             view = memoryview(assignment)
             while view:
                 view = view[os.write(spare.job_fd, view) :]
         except OSError:
-            pass  # the child died waiting: its exit is handled like any other
+            pass  # the child died waiting: its exit is reported like any other
         finally:
             os.close(spare.job_fd)
-        attempt = Attempt(job_id, spare, first_case, time.monotonic())
+        attempt = Attempt(int(header["job"]), spare, first_case, int(header["cases"]),
+                          time.monotonic())
         self.attempts[spare.exit_fd] = attempt
         self.selector.register(spare.exit_fd, selectors.EVENT_READ, attempt)
         self.replenish()
@@ -266,16 +243,15 @@ class Zygote:
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             self.selector = None  # type: ignore[assignment]  # the zygote's, not ours
             self.queue.clear()
-            self.jobs.clear()
             self.attempts.clear()
             self.spares.clear()
             layers = self.confinement.apply(limits, keep_fds=[job_fd, exit_fd])
             mailbox.send({"t": "hello", "layers": dict(layers, policy=True)})
-            assignment = receive_assignment(job_fd)
+            header, job = receive_assignment(job_fd)
             os.close(job_fd)
-            compiled = self.compiled.get(assignment["key"])
+            compiled = self.compiled.get(header["key"])
             self.compiled.clear()
-            run_job(assignment["job"], mailbox, self.policy, assignment["first_case"], compiled)
+            run_job(job, mailbox, self.policy, header["first_case"], compiled)
         except BaseException:  # noqa: BLE001 - a child must never return into the zygote loop
             status = 70
         finally:
@@ -303,130 +279,37 @@ class Zygote:
         return status
 
     def finish(self, attempt: Attempt) -> None:
-        """The child is done (or must be): kill its group, reap it, read its mailbox, record."""
+        """The child is done (or must be): kill its group, reap it, relay its mailbox."""
         spare = attempt.spare
         self.selector.unregister(spare.exit_fd)
         del self.attempts[spare.exit_fd]
         status = self.kill(spare.pid)
         os.close(spare.exit_fd)
-        state = self.jobs[attempt.job_id]
-        total = len(state.job["cases"])
         running, _ = spare.mailbox.running()
-        try:
-            ready, ended, broken = self.digest(attempt, state, spare.mailbox.messages())
-        except protocol.ProtocolError as exc:
-            ready, ended, broken = False, False, f"malformed reply from the sandbox ({exc})"
-        overflowed = spare.mailbox.overflowed()
+        report = {
+            "job": attempt.job_id,
+            "first_case": attempt.first_case,
+            "status": status,
+            "running": running,
+            "timed_out": attempt.timed_out,
+            "overflowed": spare.mailbox.overflowed(),
+            "elapsed_ms": (time.monotonic() - attempt.assigned) * 1000,
+        }
+        self.send(report, spare.mailbox.raw())
         spare.mailbox.close()
-        elapsed_ms = (time.monotonic() - attempt.assigned) * 1000
-
-        if ended or state.setup is not None:
-            if ended and state.setup is None and elapsed_ms < CACHE_ATTEMPT_MS:
-                self.remember_compiled(state)
-            self.complete(attempt.job_id)
-            return
-        reason, what = self.cause(attempt, status, overflowed, broken)
-        next_case = total
-        if ready and attempt.first_case <= running < total and running not in state.cases:
-            state.cases[running] = {
-                "outcome": reason,
-                "error": {"type": "Sandbox", "message": what},
-                "duration_ms": float(attempt.limits.time_ms) if reason == "timeout" else 0.0,
-            }
-            next_case = running + 1
-        elif ready and running in state.cases:
-            next_case = running + 1  # the case was reported; the child died between cases
-        elif not ready:
-            kind = {"timeout": "timeout", "memory": "memory"}.get(reason, "crashed")
-            state.setup = {"kind": kind, "message": what, "line": None}
-        if state.setup is None and next_case < total:
-            self.assign(attempt.job_id, next_case)
-        else:
-            self.complete(attempt.job_id)
-
-    @staticmethod
-    def cause(attempt: Attempt, status: int, overflowed: bool, broken: str | None) -> tuple[str, str]:
-        """Why a child stopped before finishing: (case outcome, learner-facing sentence)."""
-        if attempt.timed_out or (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU):
-            return "timeout", f"ran longer than {attempt.limits.time_ms} ms"
-        if overflowed:
-            return "output", "your result (or printed output) is too large to report"
-        if broken:
-            return "crashed", broken
-        return "crashed", describe_exit(status)
-
-    def digest(
-        self, attempt: Attempt, state: JobState, messages: list[dict[str, Any]]
-    ) -> tuple[bool, bool, str | None]:
-        """Apply a dead child's messages to its job: (reached its cases, ended, broken why)."""
-        ready = ended = False
-        expected = attempt.first_case
-        for message in messages:
-            kind = message.get("t")
-            if kind == "hello":
-                state.layers = protocol.parse_layers(message.get("layers"))
-            elif kind == "setup" and not ready:
-                setup = {k: message.get(k) for k in ("kind", "message", "line")}
-                protocol.parse_setup(setup)
-                state.setup = setup
-                return ready, True, None
-            elif kind == "ready":
-                ready = True
-            elif kind == "case" and ready and message.get("case") == expected:
-                run = protocol.parse_case(message, attempt.limits.output_bytes)
-                state.cases[expected] = _case_dict(run)
-                expected += 1
-            elif kind == "end" and ready and expected == len(state.job["cases"]):
-                ended = True
-            else:
-                raise protocol.ProtocolError(f"unexpected message {kind!r}")
-        return ready, ended, None
-
-    def complete(self, job_id: int) -> None:
-        state = self.jobs.pop(job_id)
-        cases = [state.cases[i] for i in sorted(state.cases)]
-        self.send(
-            {
-                "job": job_id,
-                "result": {
-                    "layers": state.layers,
-                    "setup": state.setup,
-                    "cases": cases,
-                    "wall_ms": (time.monotonic() - state.started) * 1000,
-                },
-            }
-        )
         self.dispatch()
-
-    # -- deadlines ----------------------------------------------------------------------
-
-    def deadline(self, attempt: Attempt, now: float) -> float:
-        """When this child must be stopped, by the zygote's clock and the child's claims.
-
-        The child says which case it is running and since when; the claim may only move the
-        deadline within bounds the zygote sets itself (never before the assignment, never in
-        the future, and never past one full budget per remaining case).
-        """
-        budget = attempt.limits.time_ms / 1000
-        running, started = attempt.spare.mailbox.running()
-        if running >= attempt.first_case:
-            begin = min(max(started, attempt.assigned), now)
-        else:
-            begin = attempt.assigned
-        cases = len(self.jobs[attempt.job_id].job["cases"]) - attempt.first_case
-        return min(begin + budget, attempt.assigned + budget * (cases + 1))
 
     def check_deadlines(self) -> float | None:
         """Stop every child past its deadline; returns seconds until the next one."""
         now = time.monotonic()
         for attempt in list(self.attempts.values()):
-            if now >= self.deadline(attempt, now):
+            if now >= attempt.deadline(now):
                 attempt.timed_out = True
-                self.finish(attempt)  # may assign the remaining cases to a new child
+                self.finish(attempt)
         if not self.attempts:
             return None
         now = time.monotonic()
-        soonest = min(self.deadline(attempt, now) for attempt in self.attempts.values())
+        soonest = min(attempt.deadline(now) for attempt in self.attempts.values())
         return max(0.0, soonest - now)
 
     # -- main loop ----------------------------------------------------------------------
@@ -455,22 +338,6 @@ class Zygote:
         while self.spares:
             self.discard(self.spares.popleft())
         self.confinement.close()
-
-
-def _case_dict(run: protocol.CaseRun) -> dict[str, Any]:
-    error = run.error
-    return {
-        "outcome": run.outcome,
-        "value": run.value,
-        "error": None if error is None else {
-            "type": error.type, "message": error.message, "line": error.line, "trace": error.trace,
-        },
-        "output": run.output,
-        "output_truncated": run.output_truncated,
-        "duration_ms": run.duration_ms,
-        "draws": run.draws,
-        "inputs_after": run.inputs_after,
-    }
 
 
 def main() -> None:

@@ -1,0 +1,166 @@
+"""Host side: one job's result, assembled from the mailboxes of the children that worked on it.
+
+A child that finishes reports every case; one that hangs, crashes or floods its output is
+stopped by the zygote, the case it was running gets its own outcome here, and the remaining
+cases go to a fresh child. Everything a child wrote is validated here, on the trusted side.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from sandbox import protocol
+from sandbox.limits import Limits
+from sandbox.protocol import CaseRun, ErrorInfo, RunResult, SetupFailure
+
+# A source the zygote may compile for its cache: one whose child got through setup and every
+# case this fast (a compiler-crashing or pathological source never reaches the zygote).
+CACHE_ATTEMPT_MS = 40.0
+
+_SIGNALS = {
+    signal.SIGSEGV: "a segmentation fault (the process touched invalid memory)",
+    signal.SIGBUS: "a bus error",
+    signal.SIGABRT: "an abort",
+    signal.SIGFPE: "a floating-point exception",
+    signal.SIGKILL: "being killed",
+    signal.SIGXCPU: "running out of CPU time",
+    signal.SIGILL: "an illegal instruction",
+}
+
+
+def describe_exit(status: int) -> str:
+    """A learner-facing sentence for how a child process ended."""
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        return (
+            "the process running your code ended with "
+            + _SIGNALS.get(number, f"signal {number}")
+        )
+    if os.WIFEXITED(status):
+        return (
+            f"the process running your code exited early (exit code {os.WEXITSTATUS(status)}) "
+            "before this case finished"
+        )
+    return "the process running your code ended unexpectedly"
+
+
+@dataclass
+class AttemptReport:
+    """What the zygote says about one child it stopped or saw exit (trusted: it is ours)."""
+
+    first_case: int
+    status: int
+    running: int  # the case the child claimed to be running (-1: none)
+    timed_out: bool
+    overflowed: bool
+    elapsed_ms: float
+
+    @classmethod
+    def parse(cls, header: dict[str, Any]) -> AttemptReport:
+        try:
+            return cls(
+                first_case=int(header["first_case"]),
+                status=int(header["status"]),
+                running=int(header["running"]),
+                timed_out=bool(header["timed_out"]),
+                overflowed=bool(header["overflowed"]),
+                elapsed_ms=float(header["elapsed_ms"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise protocol.ProtocolError(f"bad attempt report: {exc}") from None
+
+
+@dataclass
+class JobRecord:
+    """A submission in flight: its cases so far and what to run next."""
+
+    total: int
+    limits: Limits
+    started: float = field(default_factory=time.monotonic)
+    layers: dict[str, bool] = field(default_factory=dict)
+    setup: SetupFailure | None = None
+    cases: dict[int, CaseRun] = field(default_factory=dict)
+    cacheable: bool = False
+
+    def absorb(self, report: AttemptReport, mailbox: bytes) -> int | None:
+        """Take in one child's mailbox; returns the next case to run, or None when done."""
+        try:
+            ready, ended = self._digest(report.first_case, mailbox)
+            broken = None
+        except protocol.ProtocolError as exc:
+            ready, ended, broken = False, False, f"malformed reply from the sandbox ({exc})"
+        if self.setup is not None:
+            return None
+        if ended:
+            self.cacheable = report.first_case == 0 and report.elapsed_ms < CACHE_ATTEMPT_MS
+            return None
+        outcome, sentence = self._cause(report, broken)
+        running = report.running
+        if ready and report.first_case <= running < self.total and running not in self.cases:
+            self.cases[running] = CaseRun(
+                outcome=outcome,
+                error=ErrorInfo(type="Sandbox", message=sentence),
+                duration_ms=float(self.limits.time_ms) if outcome == "timeout" else 0.0,
+            )
+            following = running + 1
+        elif ready and running in self.cases:
+            following = running + 1  # the case was reported; the child died between cases
+        elif ready:
+            following = max(self.cases, default=report.first_case - 1) + 1
+            if following < self.total and following not in self.cases:
+                self.cases[following] = CaseRun(
+                    outcome=outcome, error=ErrorInfo(type="Sandbox", message=sentence)
+                )
+                following += 1
+        else:
+            kind = {"timeout": "timeout", "memory": "memory"}.get(outcome, "crashed")
+            self.setup = SetupFailure(kind=kind, message=sentence)
+            return None
+        return following if following < self.total else None
+
+    def _cause(self, report: AttemptReport, broken: str | None) -> tuple[str, str]:
+        status = report.status
+        if report.timed_out or (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU):
+            return "timeout", f"ran longer than {self.limits.time_ms} ms"
+        if report.overflowed:
+            return "output", "your result (or printed output) is too large to report"
+        if broken:
+            return "crashed", broken
+        return "crashed", describe_exit(status)
+
+    def _digest(self, first_case: int, mailbox: bytes) -> tuple[bool, bool]:
+        """Apply one child's messages in order: (reached its cases, reported them all)."""
+        reader = protocol.FrameReader(max_frame=self.limits.reply_bytes)
+        ready = False
+        expected = first_case
+        for message in reader.feed(mailbox):
+            kind = message.get("t")
+            if kind == "hello":
+                self.layers = protocol.parse_layers(message.get("layers"))
+            elif kind == "setup" and not ready:
+                self.setup = protocol.parse_setup(
+                    {key: message.get(key) for key in ("kind", "message", "line")}
+                )
+                return False, True
+            elif kind == "ready" and not ready:
+                ready = True
+            elif kind == "case" and ready and message.get("case") == expected:
+                self.cases[expected] = protocol.parse_case(message, self.limits.output_bytes)
+                expected += 1
+            elif kind == "end" and ready and expected == self.total:
+                return True, True
+            else:
+                raise protocol.ProtocolError(f"unexpected message {kind!r}")
+        return ready, False
+
+    def result(self) -> RunResult:
+        return RunResult(
+            layers=self.layers,
+            setup=self.setup,
+            cases=[self.cases[index] for index in sorted(self.cases)],
+            wall_ms=(time.monotonic() - self.started) * 1000,
+        )
