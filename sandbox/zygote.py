@@ -241,7 +241,12 @@ class Zygote:
             os.setsid()
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
+            gc.disable()  # a child lives for one job: collecting would only copy pages
             self.selector = None  # type: ignore[assignment]  # the zygote's, not ours
+            # Other children's mailboxes are mapped here too (inherited): unmap them, or this
+            # child could write into a sibling's reply.
+            for other in [*self.spares, *(attempt.spare for attempt in self.attempts.values())]:
+                other.mailbox.close()
             self.queue.clear()
             self.attempts.clear()
             self.spares.clear()
