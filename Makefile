@@ -24,7 +24,7 @@ bench: install
 
 lint: install
 	$(BIN)/ruff check app sandbox tests
-	$(BIN)/ruff format --check app sandbox tests
+	$(BIN)/mypy app sandbox
 
 clean:
 	rm -rf $(VENV)

@@ -69,19 +69,33 @@ def fresh_grade(exercise: Exercise, code: str) -> Report:
     """Grade once in a brand-new interpreter (the baseline)."""
     started = time.perf_counter()
     job = {
-        "op": "run", "job": 1, "code": code, "entry_point": exercise.entry_point,
-        "cases": exercise.case_inputs(), "parameters": exercise.parameters,
-        "random_mode": exercise.random_mode, "rng_argument": exercise.random_argument,
+        "op": "run",
+        "job": 1,
+        "code": code,
+        "entry_point": exercise.entry_point,
+        "cases": exercise.case_inputs(),
+        "parameters": exercise.parameters,
+        "random_mode": exercise.random_mode,
+        "rng_argument": exercise.random_argument,
         "helpers": exercise.helpers_code,
         "limits": {
             name: getattr(exercise.limits, name)
-            for name in ("time_ms", "memory_mb", "output_bytes", "reply_bytes", "code_bytes",
-                         "open_files")
+            for name in (
+                "time_ms",
+                "memory_mb",
+                "output_bytes",
+                "reply_bytes",
+                "code_bytes",
+                "open_files",
+            )
         },
     }
     completed = subprocess.run(
         [sys.executable, "-I", "-c", FRESH_BOOTSTRAP, PROJECT_ROOT],
-        input=protocol.encode(job), capture_output=True, env=zygote_environment(), timeout=60,
+        input=protocol.encode(job),
+        capture_output=True,
+        env=zygote_environment(),
+        timeout=60,
         check=False,
     )
     result = RunResult()
@@ -96,7 +110,12 @@ def fresh_grade(exercise: Exercise, code: str) -> Report:
 
 
 def run_bench(
-    root: Path, *, n: int, concurrency: int, as_json: bool, fresh_n: int | None = None,
+    root: Path,
+    *,
+    n: int,
+    concurrency: int,
+    as_json: bool,
+    fresh_n: int | None = None,
     exercise_id: str = "speculative-decoding-verify",
 ) -> int:
     if n < 1 or concurrency < 1:

@@ -86,9 +86,7 @@ def load_cases(path: Path, parameters: dict[str, str]) -> tuple[Case, ...]:
     for position, item in enumerate(raw, start=1):
         where = f"case {position}"
         _require(isinstance(item, dict), path, f"{where} must be an object")
-        _require(
-            set(item) <= {"name", "input", "expected"}, path, f"{where} has unknown keys"
-        )
+        _require(set(item) <= {"name", "input", "expected"}, path, f"{where} has unknown keys")
         name = item.get("name")
         _require(isinstance(name, str) and bool(name.strip()), path, f"{where} needs a name")
         inputs = item.get("input")
@@ -118,10 +116,14 @@ def load_exercise(folder: Path) -> Exercise:
     exercise_id = folder.name
     _require(bool(ID_PATTERN.match(exercise_id)), folder, "folder name must be a lowercase slug")
     for key in ("title", "section", "difficulty", "summary", "entry_point", "returns"):
-        _require(isinstance(meta.get(key), str) and bool(meta[key].strip()), meta_path,
-                 f"'{key}' must be a non-empty string")
-    _require(meta["difficulty"] in DIFFICULTIES, meta_path,
-             f"difficulty must be one of {DIFFICULTIES}")
+        _require(
+            isinstance(meta.get(key), str) and bool(meta[key].strip()),
+            meta_path,
+            f"'{key}' must be a non-empty string",
+        )
+    _require(
+        meta["difficulty"] in DIFFICULTIES, meta_path, f"difficulty must be one of {DIFFICULTIES}"
+    )
     _require(meta["entry_point"].isidentifier(), meta_path, "entry_point must be an identifier")
     try:
         parse_type(meta["returns"])
@@ -129,28 +131,44 @@ def load_exercise(folder: Path) -> Exercise:
         raise ExerciseError(f"{meta_path}: returns: {exc}") from None
 
     parameters = meta.get("parameters")
-    _require(isinstance(parameters, dict) and bool(parameters), meta_path,
-             "[parameters] must map each argument name to its kind")
+    _require(
+        isinstance(parameters, dict) and bool(parameters),
+        meta_path,
+        "[parameters] must map each argument name to its kind",
+    )
     for name, kind in parameters.items():
         _require(name.isidentifier(), meta_path, f"parameter {name!r} is not an identifier")
-        _require(kind in PARAMETER_KINDS, meta_path,
-                 f"parameter {name!r}: kind must be one of {PARAMETER_KINDS}")
+        _require(
+            kind in PARAMETER_KINDS,
+            meta_path,
+            f"parameter {name!r}: kind must be one of {PARAMETER_KINDS}",
+        )
 
     random = meta.get("random", {"mode": "none"})
     mode = random.get("mode", "none")
     _require(mode in RANDOM_MODES, meta_path, f"[random] mode must be one of {RANDOM_MODES}")
     argument = random.get("argument")
     if mode == "generator":
-        _require(parameters.get(argument) == "rng", meta_path,
-                 "[random] mode 'generator' needs 'argument' naming an rng parameter")
+        _require(
+            parameters.get(argument) == "rng",
+            meta_path,
+            "[random] mode 'generator' needs 'argument' naming an rng parameter",
+        )
 
     hints = meta.get("hints")
-    _require(isinstance(hints, list) and 3 <= len(hints) <= 5
-             and all(isinstance(h, str) and h.strip() for h in hints),
-             meta_path, "'hints' must be a list of 3 to 5 non-empty strings")
+    _require(
+        isinstance(hints, list)
+        and 3 <= len(hints) <= 5
+        and all(isinstance(h, str) and h.strip() for h in hints),
+        meta_path,
+        "'hints' must be a list of 3 to 5 non-empty strings",
+    )
     related = meta.get("related", [])
-    _require(isinstance(related, list) and all(isinstance(r, str) for r in related),
-             meta_path, "'related' must be a list of exercise ids")
+    _require(
+        isinstance(related, list) and all(isinstance(r, str) for r in related),
+        meta_path,
+        "'related' must be a list of exercise ids",
+    )
 
     raw_limits = meta.get("limits", {})
     try:
@@ -159,16 +177,26 @@ def load_exercise(folder: Path) -> Exercise:
         raise ExerciseError(f"{meta_path}: [limits] {exc}") from exc
 
     return_names = meta.get("return_names", [])
-    _require(isinstance(return_names, list) and all(isinstance(n, str) for n in return_names),
-             meta_path, "'return_names' must be a list of strings")
+    _require(
+        isinstance(return_names, list) and all(isinstance(n, str) for n in return_names),
+        meta_path,
+        "'return_names' must be a list of strings",
+    )
     feedback = meta.get("feedback", {})
-    _require(isinstance(feedback, dict) and set(feedback) <= {"extra", "missing", "differs"}
-             and all(isinstance(v, str) for v in feedback.values()),
-             meta_path, "[feedback] may only set the strings extra, missing and differs")
+    _require(
+        isinstance(feedback, dict)
+        and set(feedback) <= {"extra", "missing", "differs"}
+        and all(isinstance(v, str) for v in feedback.values()),
+        meta_path,
+        "[feedback] may only set the strings extra, missing and differs",
+    )
 
     cases = load_cases(folder / "cases.json", parameters)
-    _require(len(cases) == CASES_PER_EXERCISE, folder / "cases.json",
-             f"must hold exactly {CASES_PER_EXERCISE} cases, found {len(cases)}")
+    _require(
+        len(cases) == CASES_PER_EXERCISE,
+        folder / "cases.json",
+        f"must hold exactly {CASES_PER_EXERCISE} cases, found {len(cases)}",
+    )
     helpers_path = folder / "helpers.py"
 
     return Exercise(

@@ -131,9 +131,7 @@ def _is_float(tagged: dict[str, Any]) -> bool:
     return kind == "numpy" and str(tagged.get("dtype", "")).startswith("float")
 
 
-def type_problem(
-    tagged: Any, spec: TypeSpec, what: str, names: tuple[str, ...] = ()
-) -> str | None:
+def type_problem(tagged: Any, spec: TypeSpec, what: str, names: tuple[str, ...] = ()) -> str | None:
     """None when the value fits the contract, else one sentence saying exactly what is wrong.
 
     ``names`` names the items of a returned tuple (e.g. accepted_tokens, num_accepted).
@@ -191,7 +189,9 @@ def same(actual: Any, expected: Any) -> bool:
             same(a, e) for a, e in zip(actual, expected, strict=True)
         )
     if isinstance(expected, dict) and isinstance(actual, dict):
-        return actual.keys() == expected.keys() and all(same(actual[k], expected[k]) for k in expected)
+        return actual.keys() == expected.keys() and all(
+            same(actual[k], expected[k]) for k in expected
+        )
     return bool(actual == expected) and type(actual) is type(expected)
 
 

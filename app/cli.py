@@ -82,7 +82,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from app.bench import run_bench
 
     return run_bench(
-        args.exercises, n=args.n, concurrency=args.concurrency, as_json=args.json,
+        args.exercises,
+        n=args.n,
+        concurrency=args.concurrency,
+        as_json=args.json,
         fresh_n=args.fresh_n,
     )
 
@@ -105,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument(
-        "--allow-unconfined", action="store_true",
+        "--allow-unconfined",
+        action="store_true",
         help="start even when a mandatory sandbox layer is unavailable (development only)",
     )
     serve.set_defaults(func=cmd_serve)

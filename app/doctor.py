@@ -12,6 +12,7 @@ from app.catalog import Catalog
 from app.judge import Judge
 from app.lifespan import mandatory_layers, missing_layers
 
+
 def doctor(root: Path, *, as_json: bool = False) -> int:
     catalog = Catalog.load(root)
     judge = Judge.create(workers=1, queue_size=1)
@@ -42,13 +43,25 @@ def doctor(root: Path, *, as_json: bool = False) -> int:
     missing = missing_layers(layers, is_root=is_root)
     healthy = not missing and all(p["reference"] == "accepted" for p in probe.values())
     if as_json:
-        print(json.dumps({"ok": healthy, "layers": layers, "reasons": reasons,
-                          "missing_mandatory": missing, "exercises": probe, "facts": facts},
-                         indent=2))
+        print(
+            json.dumps(
+                {
+                    "ok": healthy,
+                    "layers": layers,
+                    "reasons": reasons,
+                    "missing_mandatory": missing,
+                    "exercises": probe,
+                    "facts": facts,
+                },
+                indent=2,
+            )
+        )
         return 0 if healthy else 1
     print("judge doctor")
-    print(f"  python {facts['python']}, kernel {facts['kernel']}, euid {facts['euid']}, "
-          f"Landlock ABI {facts['landlock_abi'] or 'none'}, {facts['workers']} worker(s)")
+    print(
+        f"  python {facts['python']}, kernel {facts['kernel']}, euid {facts['euid']}, "
+        f"Landlock ABI {facts['landlock_abi'] or 'none'}, {facts['workers']} worker(s)"
+    )
     print("confinement layers:")
     for name, active in layers.items():
         need = " (mandatory)" if name in mandatory_layers(is_root) else ""
@@ -56,11 +69,12 @@ def doctor(root: Path, *, as_json: bool = False) -> int:
         print(f"  {'on ' if active else 'OFF'}  {name}{need}{reason}")
     print("limits and a real grade of each reference solution:")
     for exercise_id, info in probe.items():
-        print(f"  {exercise_id}: {info['reference']} in {info['duration_ms']:.1f} ms; "
-              f"{info['time_ms']} ms per case, {info['memory_mb']} MB, "
-              f"{info['output_bytes'] // 1024} KB output, {info['code_bytes'] // 1024} KB code")
+        print(
+            f"  {exercise_id}: {info['reference']} in {info['duration_ms']:.1f} ms; "
+            f"{info['time_ms']} ms per case, {info['memory_mb']} MB, "
+            f"{info['output_bytes'] // 1024} KB output, {info['code_bytes'] // 1024} KB code"
+        )
     if missing:
         print(f"MISSING mandatory layers: {', '.join(missing)}")
     print("ok" if healthy else "NOT OK")
     return 0 if healthy else 1
-

@@ -89,13 +89,14 @@ def format_cases(cases: list[dict[str, Any]]) -> str:
     blocks = []
     for case in cases:
         inputs = ",\n".join(
-            f"      {json.dumps(name)}: {json.dumps(value)}" for name, value in case["input"].items()
+            f"      {json.dumps(name)}: {json.dumps(value)}"
+            for name, value in case["input"].items()
         )
         blocks.append(
             "  {\n"
-            f"    \"name\": {json.dumps(case['name'])},\n"
-            f"    \"input\": {{\n{inputs}\n    }},\n"
-            f"    \"expected\": {json.dumps(case['expected'])}\n"
+            f'    "name": {json.dumps(case["name"])},\n'
+            f'    "input": {{\n{inputs}\n    }},\n'
+            f'    "expected": {json.dumps(case["expected"])}\n'
             "  }"
         )
     return "[\n" + ",\n".join(blocks) + "\n]\n"
@@ -126,4 +127,3 @@ def regenerate_all(root: Path) -> int:
     finally:
         judge.close()
     return 0
-

@@ -95,7 +95,9 @@ def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
     return CaseResult(status=status, actual=actual, message=checks.scrub(message), **base)
 
 
-def _value_problems(exercise: Exercise, spec: checks.TypeSpec, actual: Any, expected: Any) -> list[str]:
+def _value_problems(
+    exercise: Exercise, spec: checks.TypeSpec, actual: Any, expected: Any
+) -> list[str]:
     feedback = checks.Feedback(**exercise.feedback)
     if spec.name == "tuple" and isinstance(actual, list) and isinstance(expected, list):
         problems = []
@@ -122,8 +124,11 @@ def build_report(exercise: Exercise, result: RunResult, duration_ms: float) -> R
         else:  # cannot happen with a well-behaved zygote; reported rather than hidden
             tests.append(
                 CaseResult(
-                    name=case.name, status=Status.error, input=case.input,
-                    expected=case.expected.get("value"), message="this case did not run",
+                    name=case.name,
+                    status=Status.error,
+                    input=case.input,
+                    expected=case.expected.get("value"),
+                    message="this case did not run",
                 )
             )
     passed = sum(test.status == Status.passed for test in tests)
@@ -163,8 +168,11 @@ def _setup_report(exercise: Exercise, setup: SetupFailure, duration_ms: float) -
     message = checks.scrub(f"{lead}: {where}{setup.message}")
     tests = [
         CaseResult(
-            name=case.name, status=Status.error, input=case.input,
-            expected=case.expected.get("value"), message="not run: " + lead.lower(),
+            name=case.name,
+            status=Status.error,
+            input=case.input,
+            expected=case.expected.get("value"),
+            message="not run: " + lead.lower(),
         )
         for case in exercise.cases
     ]

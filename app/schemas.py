@@ -6,19 +6,19 @@ reference code can be expressed by them.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     passed = "pass"
     failed = "fail"
     error = "error"
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     accepted = "accepted"
     wrong_answer = "wrong_answer"
     runtime_error = "runtime_error"

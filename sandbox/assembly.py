@@ -36,9 +36,8 @@ def describe_exit(status: int) -> str:
     """A learner-facing sentence for how a child process ended."""
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
-        return (
-            "the process running your code ended with "
-            + _SIGNALS.get(number, f"signal {number}")
+        return "the process running your code ended with " + _SIGNALS.get(
+            number, f"signal {number}"
         )
     if os.WIFEXITED(status):
         return (

@@ -17,8 +17,14 @@ from typing import Any
 import numpy as np
 
 from sandbox import values
-from sandbox.policy import HELPERS_FILENAME, LEARNER_FILENAME, CompileFailure, Policy, compile_learner
 from sandbox.mailbox import Mailbox
+from sandbox.policy import (
+    HELPERS_FILENAME,
+    LEARNER_FILENAME,
+    CompileFailure,
+    Policy,
+    compile_learner,
+)
 
 LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)
 # The legacy global state is set to this before each call, so a solution that forgets to seed
@@ -66,11 +72,13 @@ class Capture:
 def learner_error(exc: BaseException) -> dict[str, Any]:
     """The exception as the learner should see it: type, message, their own lines only."""
     frames = [
-        frame for frame in traceback.extract_tb(exc.__traceback__) if frame.filename in LEARNER_FILES
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if frame.filename in LEARNER_FILES
     ]
     line = frames[-1].lineno if frames else None
     trace = "\n".join(
-        f'  {frame.filename}, line {frame.lineno}, in {frame.name}'
+        f"  {frame.filename}, line {frame.lineno}, in {frame.name}"
         + (f"\n    {frame.line}" if frame.line else "")
         for frame in frames[-8:]
     )
@@ -181,7 +189,9 @@ def run_job(
         inputs = job["cases"][index]
         capture = Capture(output_cap, on_overflow=_abandon_case(reply, index))
         policy.print_hook = capture.write
-        arguments = {name: values.build_argument(kind, inputs[name]) for name, kind in parameters.items()}
+        arguments = {
+            name: values.build_argument(kind, inputs[name]) for name, kind in parameters.items()
+        }
         if random_mode == "global":
             np.random.seed(FOREIGN_SEED + index)
         reply.start_case(index)

@@ -110,7 +110,9 @@ NUMPY_RANDOM_NAMES = """
     multinomial dirichlet get_state set_state default_rng RandomState Generator
 """.split()
 
-NUMPY_LINALG_NAMES = "norm inv pinv solve det eig eigh eigvals svd qr cholesky matrix_rank lstsq".split()
+NUMPY_LINALG_NAMES = """
+    norm inv pinv solve det eig eigh eigvals svd qr cholesky matrix_rank lstsq
+""".split()
 
 
 def _refuse_buffer(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:

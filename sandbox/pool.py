@@ -17,8 +17,8 @@ import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import Future
 from collections import OrderedDict
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -33,8 +33,12 @@ PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
 THREAD_ENV = {
     name: "1"
     for name in (
-        "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
-        "VECLIB_MAXIMUM_THREADS", "BLIS_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS",
+        "OMP_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "NUMEXPR_NUM_THREADS",
+        "VECLIB_MAXIMUM_THREADS",
+        "BLIS_NUM_THREADS",
     )
 }
 # Variables some machines need for numpy's BLAS to pick a working kernel; passed through as is.
@@ -365,5 +369,3 @@ class Pool:
                 "restarts": self._restarts,
                 "zygote_pid": self._process.pid if alive and self._process else None,
             }
-
-

@@ -121,7 +121,9 @@ class CaseRun:
 class SetupFailure:
     """The submission never reached its cases: compile error, policy refusal, module error."""
 
-    kind: str  # "compile" | "refused" | "module" | "missing_entry" | "timeout" | "crashed" | "memory"
+    kind: (
+        str  # "compile" | "refused" | "module" | "missing_entry" | "timeout" | "crashed" | "memory"
+    )
     message: str
     line: int | None = None
 
@@ -196,7 +198,15 @@ def parse_setup(raw: Any) -> SetupFailure | None:
     if not isinstance(raw, dict):
         raise ProtocolError("setup must be an object")
     kind = raw.get("kind")
-    if kind not in ("compile", "refused", "module", "missing_entry", "timeout", "crashed", "memory"):
+    if kind not in (
+        "compile",
+        "refused",
+        "module",
+        "missing_entry",
+        "timeout",
+        "crashed",
+        "memory",
+    ):
         raise ProtocolError(f"unknown setup failure {kind!r}")
     return SetupFailure(
         kind=kind,

@@ -66,7 +66,9 @@ class Attempt:
         """
         budget = self.spare.limits.time_ms / 1000
         running, started = self.spare.mailbox.running()
-        begin = min(max(started, self.assigned), now) if running >= self.first_case else self.assigned
+        begin = (
+            min(max(started, self.assigned), now) if running >= self.first_case else self.assigned
+        )
         remaining = self.cases - self.first_case
         return min(begin + budget, self.assigned + budget * (remaining + 1))
 
@@ -109,8 +111,23 @@ class Zygote:
         # Methods that import numpy helpers lazily on first use: import them here, not in
         # a confined child (where every module load is a file read Landlock may refuse).
         array = np.array([[0.5, 0.25], [0.125, 0.125]])
-        for method in ("sum", "mean", "std", "var", "min", "max", "any", "all", "prod",
-                       "cumsum", "argmax", "argmin", "round", "clip", "copy"):
+        for method in (
+            "sum",
+            "mean",
+            "std",
+            "var",
+            "min",
+            "max",
+            "any",
+            "all",
+            "prod",
+            "cumsum",
+            "argmax",
+            "argmin",
+            "round",
+            "clip",
+            "copy",
+        ):
             getattr(array, method)()
         np.linalg.norm(array)
         np.unique(array)
@@ -227,8 +244,9 @@ class Zygote:
             pass  # the child died waiting: its exit is reported like any other
         finally:
             os.close(spare.job_fd)
-        attempt = Attempt(int(header["job"]), spare, first_case, int(header["cases"]),
-                          time.monotonic())
+        attempt = Attempt(
+            int(header["job"]), spare, first_case, int(header["cases"]), time.monotonic()
+        )
         self.attempts[spare.exit_fd] = attempt
         self.selector.register(spare.exit_fd, selectors.EVENT_READ, attempt)
         self.replenish()

@@ -26,9 +26,15 @@ def test_return_grammar() -> None:
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        ({"t": "ndarray", "dtype": "int64", "shape": [1], "v": [1]}, "must be a list, got numpy.ndarray"),
+        (
+            {"t": "ndarray", "dtype": "int64", "shape": [1], "v": [1]},
+            "must be a list, got numpy.ndarray",
+        ),
         ({"t": "tuple", "v": [tag_int(1)]}, "must be a list, got tuple"),
-        ({"t": "list", "v": [{"t": "float", "v": 3.0}]}, "item 0 of accepted_tokens must be an int, got float (3.0)"),
+        (
+            {"t": "list", "v": [{"t": "float", "v": 3.0}]},
+            "item 0 of accepted_tokens must be an int, got float (3.0)",
+        ),
         ({"t": "list", "v": [{"t": "bool", "v": True}]}, "must be an int, got bool (True)"),
         ({"t": "object", "type": "MyList", "repr": "[]"}, "must be a list, got MyList"),
     ],
@@ -36,7 +42,9 @@ def test_return_grammar() -> None:
 def test_type_problems_say_exactly_what_is_wrong(value, message) -> None:
     spec = parse_type("tuple[list[int], int]")
     returned = {"t": "tuple", "v": [value, tag_int(1)]}
-    problem = checks.type_problem(returned, spec, "your return value", ("accepted_tokens", "num_accepted"))
+    problem = checks.type_problem(
+        returned, spec, "your return value", ("accepted_tokens", "num_accepted")
+    )
     assert problem is not None and message in problem
 
 
@@ -75,7 +83,9 @@ def test_equality_is_on_plain_data_with_exact_kinds() -> None:
 
 
 def test_draw_counts_are_told_both_ways() -> None:
-    assert checks.draws_problem(4, 3) == "your function drew 4 random numbers; the reference draws 3"
+    assert (
+        checks.draws_problem(4, 3) == "your function drew 4 random numbers; the reference draws 3"
+    )
     assert checks.draws_problem(1, 2) == "your function drew 1 random number; the reference draws 2"
     assert checks.draws_problem(3, 3) is None
     assert checks.draws_problem(5, None) is None

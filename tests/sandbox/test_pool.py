@@ -45,7 +45,9 @@ def run(pool: Pool, code: str, inputs: list[object], limits: Limits = FAST):
 
 
 def test_values_come_back_tagged_with_exact_types(pool: Pool) -> None:
-    code = "import numpy as np\ndef f(x):\n    return (x, [x * 2], np.int64(x), np.array([x, 0.5]))\n"
+    code = (
+        "import numpy as np\ndef f(x):\n    return (x, [x * 2], np.int64(x), np.array([x, 0.5]))\n"
+    )
     result = run(pool, code, [3])
     assert result.setup is None
     (case,) = result.cases
@@ -131,7 +133,7 @@ def test_the_same_source_twice_gives_the_same_result(pool: Pool) -> None:
 
 
 def process_state(pid: int) -> str:
-    return (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0])
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
 
 
 def test_no_child_outlives_its_verdict(pool: Pool) -> None:
