@@ -1,0 +1,103 @@
+"""The HTTP load script, run end to end with tiny counts: its JSON shape and its grades."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.loadtest import FreshJudge, loopback, percentile
+
+ROOT = Path(__file__).resolve().parents[1]
+PHASE_KEYS = {
+    "concurrency", "requests", "grades", "accepted", "saturated_503", "other", "seconds",
+    "grades_per_s", "p50_ms", "p99_ms", "mean_ms",
+}  # fmt: skip
+
+
+def _no_loadtest_servers_left() -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if "judge-loadtest-" in line or "--serve-fresh" in line:
+            found.append(f"{entry.name}: {line}")
+    return found
+
+
+@pytest.mark.timeout(300)
+def test_tiny_run_prints_the_summary_as_json_and_every_grade_is_accepted() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "app.loadtest", "--requests", "5", "--fresh-requests", "5",
+         "--concurrency", "2", "--duration", "60", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=280, check=False,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+    summary = json.loads(completed.stdout)
+    assert summary["exercise"] == "speculative-decoding-verify"
+    assert summary["host"] == "127.0.0.1"
+    assert len(summary["load_average"]["start"]) == len(summary["load_average"]["end"]) == 3
+    for side in ("warm", "fresh"):
+        layers = summary[side]["layers"]
+        assert layers["seccomp"] is True and layers["policy"] is True, layers
+        for phase, wanted in (("latency", 5), ("throughput", 5)):
+            row = summary[side][phase]
+            assert set(row) == PHASE_KEYS, row
+            assert row["requests"] == wanted, row
+            assert row["grades"] == row["accepted"] == wanted - row["saturated_503"], row
+            assert row["other"] == {}, row
+            assert row["p50_ms"] <= row["p99_ms"]
+            assert row["grades_per_s"] > 0
+    assert summary["fresh"]["pool"]["mode"] == "fresh interpreter per submission"
+    assert summary["ratio"]["throughput"] > 0
+    assert set(summary["meets"]) == {"p50_ms", "p99_ms", "grades_per_s", "ratio"}
+    assert summary["targets"]["grades_per_s"] == 300
+    assert _no_loadtest_servers_left() == []
+
+
+@pytest.mark.parametrize("host", ["10.0.0.1", "192.168.1.5", "8.8.8.8", "example.com", "0.0.0.0"])
+def test_refuses_anything_but_loopback(host: str) -> None:
+    with pytest.raises(SystemExit):
+        loopback(host)
+
+
+def test_loopback_hosts_are_accepted() -> None:
+    assert loopback("127.0.0.1") == "127.0.0.1"
+    assert loopback("localhost") == "127.0.0.1"
+    assert loopback("::1") == "::1"
+
+
+def test_refusal_happens_before_any_server_starts() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "app.loadtest", "--host", "10.1.2.3", "--requests", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert completed.returncode != 0
+    assert "loopback" in completed.stderr
+
+
+def test_fresh_judge_grades_like_the_judge(catalog) -> None:  # type: ignore[no-untyped-def]
+    exercise = catalog.get("speculative-decoding-verify")
+    judge = FreshJudge(workers=1)
+    try:
+        assert judge.grade(exercise, exercise.solution_code).verdict.value == "accepted"
+        assert judge.grade(exercise, exercise.starter_code).verdict.value != "accepted"
+        health = judge.health()
+        assert health["pool"]["completed"] == 2  # type: ignore[index]
+        assert health["layers"]["seccomp"] is True  # type: ignore[index]
+    finally:
+        judge.close()
+
+
+def test_percentile_picks_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 0.5) == 51.0  # index round(49.5) = 50
+    assert percentile(values, 0.99) == 99.0
+    assert percentile([3.0], 0.99) == 3.0
