@@ -130,7 +130,7 @@ def load_exercise(folder: Path) -> Exercise:
     except ValueError as exc:
         raise ExerciseError(f"{meta_path}: returns: {exc}") from None
 
-    parameters = meta.get("parameters")
+    parameters: dict[str, str] = meta.get("parameters")  # type: ignore[assignment]
     _require(
         isinstance(parameters, dict) and bool(parameters),
         meta_path,
@@ -155,7 +155,7 @@ def load_exercise(folder: Path) -> Exercise:
             "[random] mode 'generator' needs 'argument' naming an rng parameter",
         )
 
-    hints = meta.get("hints")
+    hints: list[str] = meta.get("hints")  # type: ignore[assignment]
     _require(
         isinstance(hints, list)
         and 3 <= len(hints) <= 5

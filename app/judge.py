@@ -57,27 +57,34 @@ def _limits_text(exercise: Exercise) -> dict[str, str]:
 def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
     """Compare one raw case outcome with the stored expectation."""
     expected = case.expected.get("value")
-    base = {
-        "name": case.name,
-        "input": case.input,
-        "expected": expected,
-        "output": run.output + ("\n[output cut: limit reached]" if run.output_truncated else "")
-        if run.output
-        else None,
-        "duration_ms": round(run.duration_ms, 3),
-    }
+    output = None
+    if run.output:
+        output = run.output + ("\n[output cut: limit reached]" if run.output_truncated else "")
+
+    def result(status: Status, actual: Any, message: str | None) -> CaseResult:
+        return CaseResult(
+            name=case.name,
+            status=status,
+            input=case.input,
+            expected=expected,
+            actual=actual,
+            message=checks.scrub(message),
+            output=output,
+            duration_ms=round(run.duration_ms, 3),
+        )
+
     if run.outcome == "raised" and run.error and run.error.type == "RandomStreamExhausted":
         # Drawing more numbers than the case scripts is a logic mistake, not a crash.
         message = checks.exhausted_message(run.draws, case.expected.get("draws"))
-        return CaseResult(status=Status.failed, actual=None, message=message, **base)
+        return result(Status.failed, None, message)
     if run.outcome != "returned":
         message = checks.error_message(run, _limits_text(exercise))
-        return CaseResult(status=Status.error, actual=None, message=message, **base)
+        return result(Status.error, None, message)
 
     actual = checks.plain(run.value)
     spec = checks.parse_type(exercise.returns)
     names = exercise.return_names
-    problems = []
+    problems: list[str] = []
     type_problem = checks.type_problem(run.value, spec, "your return value", names)
     if type_problem:
         problems.append(type_problem)
@@ -91,8 +98,7 @@ def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
     if mutation:
         problems.append(mutation)
     status = Status.failed if problems else Status.passed
-    message = "; ".join(problems) if problems else None
-    return CaseResult(status=status, actual=actual, message=checks.scrub(message), **base)
+    return result(status, actual, "; ".join(problems) if problems else None)
 
 
 def _value_problems(

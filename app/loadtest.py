@@ -238,6 +238,7 @@ async def measure(
         base_url=url, timeout=REQUEST_TIMEOUT_S, limits=limits, trust_env=False
     ) as client:
         started = time.perf_counter()
+        cpu_started = time.process_time()  # this process runs only the client meanwhile
         deadline = started + duration
 
         async def worker() -> None:
@@ -261,10 +262,12 @@ async def measure(
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         seconds = time.perf_counter() - started
+        client_cpu = time.process_time() - cpu_started
     grades = len(latencies)
+    sent = sum(outcomes.values())
     return {
         "concurrency": concurrency,
-        "requests": sum(outcomes.values()),
+        "requests": sent,
         "grades": grades,
         "accepted": outcomes.get("accepted", 0),
         "saturated_503": outcomes.get("503", 0),
@@ -274,6 +277,8 @@ async def measure(
         "p50_ms": round(percentile(latencies, 0.50), 2) if latencies else None,
         "p99_ms": round(percentile(latencies, 0.99), 2) if latencies else None,
         "mean_ms": round(statistics.fmean(latencies), 2) if latencies else None,
+        # The load generator shares the machine's cores with the server: what it cost.
+        "client_cpu_ms_per_request": round(client_cpu * 1000 / sent, 3) if sent else None,
     }
 
 

@@ -21,7 +21,7 @@ from sandbox.protocol import CaseRun, ErrorInfo, RunResult, SetupFailure
 # case this fast (a compiler-crashing or pathological source never reaches the zygote).
 CACHE_ATTEMPT_MS = 40.0
 
-_SIGNALS = {
+_SIGNALS: dict[int, str] = {
     signal.SIGSEGV: "a segmentation fault (the process touched invalid memory)",
     signal.SIGBUS: "a bus error",
     signal.SIGABRT: "an abort",

@@ -172,9 +172,9 @@ def run_job(
         exec(code, globals_)
     except BaseException as exc:  # SystemExit and friends included: nothing escapes
         kind = "memory" if isinstance(exc, MemoryError) else "module"
-        error = learner_error(exc)
-        message = f"{error['type']}: {error['message']}"
-        reply.send({"t": "setup", "kind": kind, "message": message, "line": error["line"]})
+        raised = learner_error(exc)
+        message = f"{raised['type']}: {raised['message']}"
+        reply.send({"t": "setup", "kind": kind, "message": message, "line": raised["line"]})
         return
     entry = globals_.get(job["entry_point"])
     if not callable(entry):
@@ -195,7 +195,9 @@ def run_job(
         if random_mode == "global":
             np.random.seed(FOREIGN_SEED + index)
         reply.start_case(index)
-        outcome, value, error = "returned", None, None
+        outcome: str = "returned"
+        value: dict[str, Any] | None = None
+        error: dict[str, Any] | None = None
         started = time.perf_counter()
         try:
             result = entry(*arguments.values())

@@ -287,8 +287,10 @@ class Pool:
     def _deliver(self, header: dict[str, Any], mailbox: bytes) -> None:
         """One child's end, relayed by the zygote: validate, then finish or run the rest."""
         job_id = header.get("job")
+        if not isinstance(job_id, int):
+            return
         with self._lock:
-            job = self._pending.get(job_id) if isinstance(job_id, int) else None
+            job = self._pending.get(job_id)
         if job is None:
             return
         if "error" in header:

@@ -14,7 +14,7 @@ from app.loadtest import FreshJudge, loopback, percentile
 ROOT = Path(__file__).resolve().parents[1]
 PHASE_KEYS = {
     "concurrency", "requests", "grades", "accepted", "saturated_503", "other", "seconds",
-    "grades_per_s", "p50_ms", "p99_ms", "mean_ms",
+    "grades_per_s", "p50_ms", "p99_ms", "mean_ms", "client_cpu_ms_per_request",
 }  # fmt: skip
 
 
