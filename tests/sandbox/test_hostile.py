@@ -340,6 +340,60 @@ def test_a_real_segfault_is_a_runtime_error_of_its_case(hostile_judge: Judge) ->
     assert elapsed < BOUNDED_S
 
 
+# numpy's object sorts, partitions and arg-reductions keep borrowed pointers into the array
+# while they call the elements' comparison methods; a learner __lt__ that reassigns the array's
+# items frees them mid-sort (use after free: a crash, or a freed object read as another).
+REENTRANT_COMPARISON = """
+    calls = [0]
+    keys = np.array([0] * 101, dtype=object)
+    class Key:
+        def __init__(self, v):
+            self.v = v
+        def __lt__(self, other):
+            calls[0] += 1
+            if calls[0] % 20 == 0:
+                for i in range(len(keys)):
+                    keys[i] = Key(-i)
+                junk = [b"A" * 40 for _ in range(20000)]
+            return self.v < other.v
+    for i in range(101):
+        keys[i] = Key((i * 7919) % 101)
+    OPERATION
+    return [], 0
+"""
+
+
+@pytest.mark.parametrize("operation", ["keys.sort()", "np.argmax(keys)"])
+def test_a_reentrant_comparison_in_an_object_sort_is_contained(
+    hostile_judge: Judge, operation: str
+) -> None:
+    report, _ = grade(
+        hostile_judge, on_first_case(REENTRANT_COMPARISON.replace("OPERATION", operation))
+    )
+    # Whatever the freed memory does, it is this case's error (or its wrong answer), never a
+    # pass, and the other cases run in fresh children.
+    assert report.verdict in (Verdict.runtime_error, Verdict.wrong_answer)
+    assert_first_case_stopped(report, report.verdict)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="numpy (reached through sandbox/policy.py): object-dtype sort/argsort/partition/"
+    "argmax/argmin/min/max hold borrowed item pointers across learner __lt__/__eq__ callbacks; "
+    "a callback that reassigns the array's items is a use-after-free (SIGSEGV, or a freed "
+    "object read as another). Closing it needs a policy decision: no object arrays for learner "
+    "code, or no learner-defined rich comparisons, or guarded numpy callables",
+)
+@pytest.mark.parametrize("operation", ["keys.sort()", "np.argmax(keys)"])
+def test_a_reentrant_comparison_in_an_object_sort_is_refused(
+    hostile_judge: Judge, operation: str
+) -> None:
+    report, _ = grade(
+        hostile_judge, on_first_case(REENTRANT_COMPARISON.replace("OPERATION", operation))
+    )
+    assert_first_case_stopped(report, Verdict.runtime_error, "not available in the judge")
+
+
 def test_repr_of_a_deeply_nested_list_is_a_recursion_error(hostile_judge: Judge) -> None:
     body = """
         nested = []
