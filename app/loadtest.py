@@ -433,7 +433,7 @@ def print_table(summary: dict[str, Any]) -> None:
     )
     print(
         f"{'server':<20}{'c':>3}{'requests':>10}{'grades':>8}{'503s':>6}{'grades/s':>10}"
-        f"{'p50 ms':>9}{'p99 ms':>9}"
+        f"{'p50 ms':>9}{'p99 ms':>9}{'client CPU ms/req':>19}"
     )
     for label, key in (("warm pool", "warm"), ("fresh interpreter", "fresh")):
         for phase in ("latency", "throughput"):
@@ -443,6 +443,7 @@ def print_table(summary: dict[str, Any]) -> None:
             print(
                 f"{label:<20}{row['concurrency']:>3}{row['requests']:>10}{row['grades']:>8}"
                 f"{row['saturated_503']:>6}{row['grades_per_s']:>10.1f}{p50:>9}{p99:>9}"
+                f"{row['client_cpu_ms_per_request'] or 0:>19.2f}"
             )
     t, meets, r = summary["targets"], summary["meets"], summary["ratio"]
     mark = {True: "meets", False: "MISSES"}
