@@ -7,6 +7,8 @@ the learner is honest; the OS layers and the host's checks cover the rest.
 
 from __future__ import annotations
 
+import json
+import linecache
 import os
 import sys
 import time
@@ -25,6 +27,7 @@ from sandbox.policy import (
     Policy,
     compile_learner,
 )
+from sandbox.protocol import FrameReader, split_body
 
 LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)
 # The legacy global state is set to this before each call, so a solution that forgets to seed
@@ -92,17 +95,11 @@ def learner_error(exc: BaseException) -> dict[str, Any]:
 def _source_lines(source: str, filename: str) -> None:
     # Traceback lines are read through linecache; seed it so the learner sees their own code
     # without any file existing (the child has no filesystem to read it from anyway).
-    import linecache
-
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
 
 def receive_assignment(fd: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """Block until the zygote sends this spare child its one job: (routing header, job)."""
-    import json
-
-    from sandbox.protocol import FrameReader, split_body
-
     reader = FrameReader()
     while True:
         data = os.read(fd, 1 << 16)

@@ -23,7 +23,8 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox import protocol
+from sandbox import protocol, values
+from sandbox.child import receive_assignment, run_job
 from sandbox.confine import Confinement, default_read_paths
 from sandbox.limits import Limits
 from sandbox.mailbox import Mailbox
@@ -138,8 +139,6 @@ class Zygote:
         np.isclose(array, array).all()
         np.searchsorted(np.cumsum([0.5, 0.5]), 0.5, side="right")
         json.loads(json.dumps({"a": [1.5, None]}))
-        from sandbox import child, values  # noqa: F401  (import before fork, not after)
-
         values.tag((np.int64(1), [1.0], np.zeros(2)))
         gc.collect()
         gc.freeze()  # keep the warm heap out of the children's collections: fewer COW copies
@@ -252,8 +251,6 @@ class Zygote:
         self.replenish()
 
     def _child_main(self, limits: Limits, job_fd: int, exit_fd: int, mailbox: Mailbox) -> None:
-        from sandbox.child import receive_assignment, run_job
-
         status = 0
         try:
             os.setsid()
