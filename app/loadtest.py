@@ -470,12 +470,11 @@ def print_table(summary: dict[str, Any]) -> None:
         print(f"WARNING: {bad} response(s) were not accepted grades; numbers not comparable")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m app.loadtest",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def add_arguments(
+    parser: argparse.ArgumentParser, *, exercises_option: bool = True
+) -> argparse.ArgumentParser:
+    """The script's options on ``parser`` (also used by a ``judge loadtest`` subcommand, which
+    passes ``exercises_option=False`` because ``judge --exercises`` already exists)."""
     parser.add_argument(
         "--requests",
         type=int,
@@ -493,17 +492,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--concurrency", type=int, default=8, help="throughput phase; default 8")
     parser.add_argument("--exercise", default=DEFAULT_EXERCISE)
-    parser.add_argument(
-        "--exercises", type=Path, default=EXERCISES_DIR, help="folder of exercise folders"
-    )
+    if exercises_option:
+        parser.add_argument(
+            "--exercises", type=Path, default=EXERCISES_DIR, help="folder of exercise folders"
+        )
     parser.add_argument("--host", default="127.0.0.1", help="loopback address to serve on")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--serve-fresh", type=int, metavar="PORT", help=argparse.SUPPRESS)
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def build_parser() -> argparse.ArgumentParser:
+    return add_arguments(
+        argparse.ArgumentParser(
+            prog="python -m app.loadtest",
+            description=__doc__,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    )
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    """Run with parsed arguments; prints the table or JSON; exit status as in the docstring."""
+    args.exercises = Path(getattr(args, "exercises", None) or EXERCISES_DIR).resolve()
     if args.serve_fresh is not None:
         serve_fresh(loopback(args.host), args.serve_fresh)
         return 0
@@ -521,6 +532,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print_table(summary)
     return 1 if failures(summary) else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(build_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.loadtest import FreshJudge, loopback, percentile
+from app.loadtest import FreshJudge, add_arguments, loopback, percentile
 
 ROOT = Path(__file__).resolve().parents[1]
 PHASE_KEYS = {
@@ -101,3 +102,13 @@ def test_percentile_picks_nearest_rank() -> None:
     assert percentile(values, 0.5) == 51.0  # index round(49.5) = 50
     assert percentile(values, 0.99) == 99.0
     assert percentile([3.0], 0.99) == 3.0
+
+
+def test_options_fit_under_a_judge_subcommand() -> None:
+    """What a `judge loadtest` subcommand in app/cli.py would do with add_arguments()."""
+    parser = argparse.ArgumentParser(prog="judge")
+    parser.add_argument("--exercises", type=Path)
+    commands = parser.add_subparsers(dest="command", required=True)
+    add_arguments(commands.add_parser("loadtest"), exercises_option=False)
+    args = parser.parse_args(["--exercises", "x", "loadtest", "--requests", "7", "--json"])
+    assert (args.requests, args.json, args.exercises, args.concurrency) == (7, True, Path("x"), 8)

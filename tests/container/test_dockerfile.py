@@ -298,6 +298,18 @@ def test_installs_starts_as_user_passes_healthcheck_grades_and_stops_cleanly(
         ).returncode
 
     assert healthcheck() != 0, "the health check passes with nothing listening"
+    # What docs/container.md tells an operator to run in the container: every mandatory layer.
+    doctor = subprocess.run(
+        [*as_user, "judge", "--exercises", replayed.host("/app/exercises"), "doctor", "--json"],
+        env=env,
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert doctor.returncode == 0, doctor.stdout[-2000:] + doctor.stderr[-2000:]
+    assert json.loads(doctor.stdout)["missing_mandatory"] == []
     log_path = replayed.root / "server.log"
     with open(log_path, "wb") as log:
         server = subprocess.Popen(
