@@ -33,6 +33,7 @@ from app.catalog import Catalog, Exercise
 from app.errors import PayloadTooLarge
 from app.judge import Judge
 from app.schemas import Report, Status, Verdict
+from sandbox import protocol
 
 REPO = Path(__file__).resolve().parents[2]
 EXERCISE_ID = "speculative-decoding-verify"
@@ -1092,6 +1093,23 @@ def test_printed_frames_come_back_verbatim_as_output(hostile_judge: Judge) -> No
     report, _ = grade(hostile_judge, on_first_case(f"print({frame!r}, end='')\nreturn [], 0"))
     assert report.tests[0].output == frame
     assert report.verdict == Verdict.wrong_answer
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=RecursionError,
+    reason="sandbox/protocol.py _json_object catches only UnicodeDecodeError/JSONDecodeError: a "
+    "deeply nested frame raises RecursionError, which JobRecord.absorb (sandbox/assembly.py) and "
+    "Pool._read_results (sandbox/pool.py, catches OSError/ProtocolError) let through; the "
+    "reader thread dies without failing pending jobs and every later grade hangs for its whole "
+    "wait budget. A child needs memory corruption (e.g. the object-sort use after free) to write "
+    "such a frame into its mailbox",
+)
+def test_a_deeply_nested_reply_frame_is_a_protocol_error() -> None:
+    body = b'{"t":"case","case":0,"value":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    frame = protocol.HEADER.pack(len(body)) + body
+    with pytest.raises(protocol.ProtocolError):
+        protocol.FrameReader().feed(frame)
 
 
 # -- the trust boundary in the code -------------------------------------------------------------
