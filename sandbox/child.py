@@ -27,7 +27,7 @@ from sandbox.policy import (
     Policy,
     compile_learner,
 )
-from sandbox.protocol import FrameReader, split_body
+from sandbox.protocol import FrameReader, encode, split_body
 
 LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)
 # The legacy global state is set to this before each call, so a solution that forgets to seed
@@ -130,6 +130,51 @@ def _abandon_case(reply: Mailbox, index: int) -> Callable[[Capture], None]:
         os._exit(0)
 
     return abandon
+
+
+class _Rehearsal:
+    """Stands in for the mailbox while a spare rehearses: encodes every message, keeps none."""
+
+    def send(self, message: dict[str, Any]) -> None:
+        encode(message)
+
+    def start_case(self, index: int) -> None:
+        pass
+
+
+REHEARSAL_SOURCE = (
+    "import numpy as np\n"
+    "def f(a, b):\n"
+    "    out = []\n"
+    "    for i in range(len(a)):\n"
+    "        r = np.random.uniform()\n"
+    "        if r < min(1.0, b[i] / a[i]):\n"
+    "            out.append(i)\n"
+    "        else:\n"
+    "            break\n"
+    "    print(f'{out}')\n"
+    "    return out, len(out)\n"
+)
+REHEARSAL_JOB: dict[str, Any] = {
+    "code": REHEARSAL_SOURCE,
+    "helpers": "",
+    "entry_point": "f",
+    "cases": [{"a": [0.5, 0.5], "b": [0.25, 0.5]}, {"a": [0.125], "b": [0.5]}],
+    "parameters": {"a": "list", "b": "ndarray"},
+    "random_mode": "global",
+    "rng_argument": None,
+    "limits": {"output_bytes": 1024},
+}
+
+
+def rehearse(policy: Policy, compiled: tuple[Any, Any]) -> None:
+    """Run a small job through the real harness before the real one arrives.
+
+    A spare child shares its memory with the zygote; the first write to each page costs a
+    copy. Rehearsing while idle pays those copies ahead of time, off the grading path. It runs
+    only our own code, and everything it sets the real job sets again.
+    """
+    run_job(REHEARSAL_JOB, _Rehearsal(), policy, 0, compiled)  # type: ignore[arg-type]
 
 
 def run_job(

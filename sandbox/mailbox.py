@@ -18,7 +18,7 @@ from typing import Any
 
 from sandbox import protocol
 
-# used bytes, running case (-1: not in a case), overflowed flag, case start (monotonic seconds)
+# used bytes, running case (-1: not in a case), overflowed flag, done flag, case start (monotonic)
 HEADER = struct.Struct("<IiiId")
 BODY = 64
 
@@ -47,6 +47,11 @@ class Mailbox:
         used = HEADER.unpack_from(self.region, 0)[0]
         HEADER.pack_into(self.region, 0, used, index, 0, 0, time.monotonic())
 
+    def mark_done(self) -> None:
+        """The child wrote its last word: the zygote need not wait for its exit status."""
+        used, current, overflowed, _, started = HEADER.unpack_from(self.region, 0)
+        HEADER.pack_into(self.region, 0, used, current, overflowed, 1, started)
+
     # -- the zygote's side ------------------------------------------------------------
 
     def running(self) -> tuple[int, float]:
@@ -56,6 +61,9 @@ class Mailbox:
 
     def overflowed(self) -> bool:
         return HEADER.unpack_from(self.region, 0)[2] != 0
+
+    def done(self) -> bool:
+        return HEADER.unpack_from(self.region, 0)[3] != 0
 
     def raw(self) -> bytes:
         """The frames the child wrote, unparsed (the host validates them)."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox import protocol, values
-from sandbox.child import receive_assignment, run_job
+from sandbox.child import REHEARSAL_SOURCE, receive_assignment, rehearse, run_job
 from sandbox.confine import Confinement, default_read_paths
 from sandbox.limits import Limits
 from sandbox.mailbox import Mailbox
@@ -86,6 +86,7 @@ class Zygote:
         self.recent_limits: Limits | None = None
         self.control = protocol.FrameReader()
         self.compiled: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
+        self.dying: set[int] = set()
         self.stopping = False
         self.layers = dict(self.confinement.available(), policy=True)
 
@@ -140,6 +141,8 @@ class Zygote:
         np.searchsorted(np.cumsum([0.5, 0.5]), 0.5, side="right")
         json.loads(json.dumps({"a": [1.5, None]}))
         values.tag((np.int64(1), [1.0], np.zeros(2)))
+        self.rehearsal = (None, compile_learner(REHEARSAL_SOURCE))
+        rehearse(self.policy, self.rehearsal)
         gc.collect()
         gc.freeze()  # keep the warm heap out of the children's collections: fewer COW copies
 
@@ -207,13 +210,23 @@ class Zygote:
         os.close(exit_write)
         return Spare(pid, job_write, exit_read, mailbox, limits)
 
+    def spares_short(self) -> bool:
+        return (
+            not self.stopping
+            and self.recent_limits is not None
+            and len(self.spares) < self.workers
+        )
+
     def replenish(self) -> None:
-        """Keep one confined spare per worker, with the limits most recently asked for."""
-        if self.stopping or self.recent_limits is None:
-            return
+        """Fork one spare if fewer than one per worker wait.
+
+        Called only when nothing else is pending: a fork takes milliseconds here, and a child
+        that just finished should not wait for it to be noticed.
+        """
         while len(self.spares) > self.workers:
             self.discard(self.spares.popleft())
-        while len(self.spares) < self.workers:
+        if self.spares_short():
+            assert self.recent_limits is not None
             self.spares.append(self.fork_spare(self.recent_limits))
 
     def discard(self, spare: Spare) -> None:
@@ -248,7 +261,6 @@ class Zygote:
         )
         self.attempts[spare.exit_fd] = attempt
         self.selector.register(spare.exit_fd, selectors.EVENT_READ, attempt)
-        self.replenish()
 
     def _child_main(self, limits: Limits, job_fd: int, exit_fd: int, mailbox: Mailbox) -> None:
         status = 0
@@ -267,11 +279,16 @@ class Zygote:
             self.spares.clear()
             layers = self.confinement.apply(limits, keep_fds=[job_fd, exit_fd])
             mailbox.send({"t": "hello", "layers": dict(layers, policy=True)})
+            rehearse(self.policy, self.rehearsal)
             header, job = receive_assignment(job_fd)
             os.close(job_fd)
             compiled = self.compiled.get(header["key"])
             self.compiled.clear()
             run_job(job, mailbox, self.policy, header["first_case"], compiled)
+            # Say so, and close the exit pipe now: tearing down this address space takes
+            # milliseconds, and nobody needs to wait for it.
+            mailbox.mark_done()
+            os.close(exit_fd)
         except BaseException:  # noqa: BLE001 - a child must never return into the zygote loop
             status = 70
         finally:
@@ -288,22 +305,43 @@ class Zygote:
         self.finish(attempt)
 
     @staticmethod
-    def kill(pid: int) -> int:
-        """Kill a child's whole process group (and the child itself), reap it, return status."""
+    def signal_group(pid: int) -> None:
+        """SIGKILL a child's whole process group, and the child itself."""
         for kill in (os.killpg, os.kill):
             try:
                 kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+    def kill(self, pid: int) -> int:
+        """Kill a child's group, reap it, return its wait status."""
+        self.signal_group(pid)
         _, status = os.waitpid(pid, 0)
         return status
+
+    def reap(self, block: bool = False) -> None:
+        """Collect children already killed after they reported (never left as zombies)."""
+        for pid in list(self.dying):
+            try:
+                reaped, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
+            except ChildProcessError:
+                reaped = pid
+            if reaped:
+                self.dying.discard(pid)
 
     def finish(self, attempt: Attempt) -> None:
         """The child is done (or must be): kill its group, reap it, relay its mailbox."""
         spare = attempt.spare
         self.selector.unregister(spare.exit_fd)
         del self.attempts[spare.exit_fd]
-        status = self.kill(spare.pid)
+        if spare.mailbox.done() and not attempt.timed_out:
+            # It finished and said so: kill it now, reap it later, report at once. (Its exit
+            # status tells nothing more; waiting would cost its whole teardown.)
+            self.signal_group(spare.pid)
+            self.dying.add(spare.pid)
+            status = 0
+        else:
+            status = self.kill(spare.pid)
         os.close(spare.exit_fd)
         running, _ = spare.mailbox.running()
         report = {
@@ -345,14 +383,24 @@ class Zygote:
                 "landlock_abi": self.confinement.landlock_abi,
             }
         )
-        timeout = None
+        timeout: float | None = None
         while not self.stopping:
-            for key, _ in self.selector.select(timeout):
+            events = self.selector.select(timeout)
+            for key, _ in events:
                 if key.data is None:
                     self.on_control()
                 elif not self.stopping:
                     self.on_exit_fd(key.data)
             timeout = self.check_deadlines()
+            if not events:
+                self.replenish()
+            if self.spares_short():
+                timeout = 0  # poll, and fork the next spare only if nothing else is waiting
+            if self.dying:
+                self.reap()
+                if self.dying and (timeout is None or timeout > 0.05):
+                    timeout = 0.05  # come back for the last ones
+        self.reap(block=True)
         for attempt in list(self.attempts.values()):
             self.kill(attempt.spare.pid)  # nothing outlives the zygote
         while self.spares:

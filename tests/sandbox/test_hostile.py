@@ -40,7 +40,6 @@ EXERCISE_ID = "speculative-decoding-verify"
 EXERCISE_DIR = REPO / "exercises" / EXERCISE_ID
 CANARY = "judge-canary-5f1c0a77e2"  # set in the test process's environment, never in a report
 SECRET = "judge-secret-93b47d1e06"  # in a world-readable file the learner's code tries to read
-REFERENCE_MARK = "keep the longest prefix of the draft"  # a phrase of solution.py's docstring
 CUT_MARK = "[output cut: limit reached]"
 
 CATALOG = Catalog.load()
@@ -66,6 +65,14 @@ def honest(draft_probs, target_probs, draft_tokens):
 SIGNATURE = (
     "def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):"
 )
+# Lines of the reference solution (its docstring, comments...) that no submission here contains:
+# any of them in a report means the reference was read.
+REFERENCE_MARKS = [
+    line.strip()
+    for line in EXERCISE.solution_code.splitlines()
+    if len(line.strip()) >= 24 and line.strip() not in HONEST + SIGNATURE
+]
+assert REFERENCE_MARKS
 
 
 def on_first_case(body: str, module: str = "") -> str:
@@ -189,7 +196,7 @@ def grade(judge: Judge, code: str, exercise: Exercise = EXERCISE) -> tuple[Repor
     report = judge.grade(exercise, code)
     elapsed = time.monotonic() - started
     text = report.model_dump_json()
-    for secret in (CANARY, SECRET, REFERENCE_MARK):
+    for secret in (CANARY, SECRET, *REFERENCE_MARKS):
         assert secret not in text, f"{secret!r} leaked into the report"
     if str(REPO) not in code:  # the judge's own paths stay out of what the learner reads
         messages = [report.message] + [test.message for test in report.tests]
@@ -1027,20 +1034,30 @@ accepted, count = honest(draft_probs, target_probs, draft_tokens)
 
 
 @pytest.mark.parametrize(
-    "body",
+    ("body", "named"),
     [
-        SUBCLASS + "return np.array(accepted, dtype=np.int64).view(Sub), count",
-        SUBCLASS + "return accepted, np.array(count).view(Sub)",
-        SUBCLASS + "return np.array(accepted), count",
+        (
+            SUBCLASS + "return np.array(accepted, dtype=np.int64).view(Sub), count",
+            "accepted_tokens must be a list, got speculative_decode.<locals>.Sub",
+        ),
+        (
+            SUBCLASS + "return accepted, np.array(count).view(Sub)",
+            "num_accepted must be an int, got speculative_decode.<locals>.Sub",
+        ),
+        (
+            SUBCLASS + "return np.array(accepted), count",
+            "accepted_tokens must be a list, got numpy.ndarray",
+        ),
     ],
     ids=["subclass for the tokens", "subclass for the count", "plain ndarray"],
 )
-def test_ndarray_values_are_not_accepted_and_named(hostile_judge: Judge, body: str) -> None:
+def test_ndarray_values_are_not_accepted_and_named(
+    hostile_judge: Judge, body: str, named: str
+) -> None:
     report, _ = grade(hostile_judge, whole(body))
     assert report.verdict == Verdict.wrong_answer
     assert report.passed == 0
-    message = report.tests[0].message or ""
-    assert "Sub" in message or "numpy.ndarray" in message, message
+    assert all(named in (test.message or "") for test in report.tests), report.tests[0].message
 
 
 # -- forged replies -----------------------------------------------------------------------------
