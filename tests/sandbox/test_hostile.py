@@ -197,7 +197,8 @@ def grade(judge: Judge, code: str, exercise: Exercise = EXERCISE) -> tuple[Repor
     elapsed = time.monotonic() - started
     text = report.model_dump_json()
     for secret in (CANARY, SECRET, *REFERENCE_MARKS):
-        assert secret not in text, f"{secret!r} leaked into the report"
+        if secret not in code:  # (the reference itself is graded once, at the end)
+            assert secret not in text, f"{secret!r} leaked into the report"
     if str(REPO) not in code:  # the judge's own paths stay out of what the learner reads
         messages = [report.message] + [test.message for test in report.tests]
         assert not any(str(REPO) in (message or "") for message in messages), messages
