@@ -8,6 +8,7 @@ when the stored expectations and a fresh run of the reference disagree.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,23 +64,35 @@ def check_exercise(judge: Judge, exercise: Exercise) -> list[str]:
     return problems
 
 
-def check_all(root: Path) -> int:
+def _for_every_exercise(root: Path, work: Callable[[Judge, Catalog], int]) -> int:
+    """Load the catalog (reporting a broken folder), start a judge, run ``work``, stop it."""
     try:
         catalog = Catalog.load(root)
     except ExerciseError as exc:
         print(f"FAIL  {exc}")
         return 1
     judge = Judge.create(workers=1, queue_size=4)
-    failed = 0
     try:
-        for exercise in catalog:
-            problems = check_exercise(judge, exercise)
-            print(f"{'FAIL' if problems else 'ok  '}  {exercise.id}")
-            for problem in problems:
-                print(f"      {problem}")
-            failed += bool(problems)
+        return work(judge, catalog)
+    except ExerciseError as exc:
+        print(f"FAIL  {exc}")
+        return 1
     finally:
         judge.close()
+
+
+def check_all(root: Path) -> int:
+    return _for_every_exercise(root, _check_catalog)
+
+
+def _check_catalog(judge: Judge, catalog: Catalog) -> int:
+    failed = 0
+    for exercise in catalog:
+        problems = check_exercise(judge, exercise)
+        print(f"{'FAIL' if problems else 'ok  '}  {exercise.id}")
+        for problem in problems:
+            print(f"      {problem}")
+        failed += bool(problems)
     print(f"{len(catalog) - failed} of {len(catalog)} exercises valid")
     return 1 if failed else 0
 
@@ -103,27 +116,19 @@ def format_cases(cases: list[dict[str, Any]]) -> str:
 
 
 def regenerate_all(root: Path) -> int:
-    try:
-        catalog = Catalog.load(root)
-    except ExerciseError as exc:
-        print(f"FAIL  {exc}")
-        return 1
-    judge = Judge.create(workers=1, queue_size=4)
-    try:
-        for exercise in catalog:
-            expectations = reference_expectations(judge, exercise)
-            cases = [
-                {"name": case.name, "input": case.input, "expected": expected}
-                for case, expected in zip(exercise.cases, expectations, strict=True)
-            ]
-            path = exercise.folder / "cases.json"
-            before = path.read_text(encoding="utf-8")
-            after = format_cases(cases)
-            path.write_text(after, encoding="utf-8")
-            print(f"{'updated' if before != after else 'same   '}  {path}")
-    except ExerciseError as exc:
-        print(f"FAIL  {exc}")
-        return 1
-    finally:
-        judge.close()
+    return _for_every_exercise(root, _regenerate_catalog)
+
+
+def _regenerate_catalog(judge: Judge, catalog: Catalog) -> int:
+    for exercise in catalog:
+        expectations = reference_expectations(judge, exercise)
+        cases = [
+            {"name": case.name, "input": case.input, "expected": expected}
+            for case, expected in zip(exercise.cases, expectations, strict=True)
+        ]
+        path = exercise.folder / "cases.json"
+        before = path.read_text(encoding="utf-8")
+        after = format_cases(cases)
+        path.write_text(after, encoding="utf-8")
+        print(f"{'updated' if before != after else 'same   '}  {path}")
     return 0

@@ -14,6 +14,17 @@ from sandbox.pool import Pool, PoolSaturated, SandboxUnavailable
 FAST = Limits(time_ms=400, memory_mb=128)
 
 
+def spinning_job(time_ms: int) -> dict:
+    """A job whose only case never returns."""
+    return dict(
+        code="def f(x):\n    while True:\n        pass\n",
+        entry_point="f",
+        cases=[{"x": 1}],
+        parameters={"x": "value"},
+        limits=Limits(time_ms=time_ms),
+    )
+
+
 def children_of(pid: int) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -148,13 +159,7 @@ def test_no_child_outlives_its_verdict(pool: Pool) -> None:
 
 def test_a_full_queue_refuses_at_once() -> None:
     with Pool(workers=1, queue_size=0) as small:
-        slow = dict(
-            code="def f(x):\n    while True:\n        pass\n",
-            entry_point="f",
-            cases=[{"x": 1}],
-            parameters={"x": "value"},
-            limits=Limits(time_ms=500),
-        )
+        slow = spinning_job(500)
         first = small.submit(**slow)
         started = time.monotonic()
         with pytest.raises(PoolSaturated):
@@ -165,13 +170,7 @@ def test_a_full_queue_refuses_at_once() -> None:
 
 def test_a_dead_zygote_fails_pending_work_and_is_replaced() -> None:
     with Pool(workers=1, queue_size=2) as pool:
-        job = dict(
-            code="def f(x):\n    while True:\n        pass\n",
-            entry_point="f",
-            cases=[{"x": 1}],
-            parameters={"x": "value"},
-            limits=Limits(time_ms=5000),
-        )
+        job = spinning_job(5000)
         pending = pool.submit(**job)
         zygote = pool.status()["zygote_pid"]
         time.sleep(0.2)
@@ -189,13 +188,7 @@ def test_a_dead_zygote_fails_pending_work_and_is_replaced() -> None:
 def test_close_leaves_no_process_behind() -> None:
     pool = Pool(workers=2, queue_size=2)
     zygote = pool.status()["zygote_pid"]
-    pending = pool.submit(
-        code="def f(x):\n    while True:\n        pass\n",
-        entry_point="f",
-        cases=[{"x": 1}],
-        parameters={"x": "value"},
-        limits=Limits(time_ms=10_000),
-    )
+    pending = pool.submit(**spinning_job(10_000))
     time.sleep(0.3)
     pool.close()
     with pytest.raises(SandboxUnavailable):
