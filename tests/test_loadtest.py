@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PHASE_KEYS = {
     "concurrency", "requests", "grades", "accepted", "saturated_503", "other", "seconds",
     "grades_per_s", "p50_ms", "p99_ms", "mean_ms", "client_cpu_ms_per_request",
+    "server_cpu_ms_per_grade",
 }  # fmt: skip
 
 
@@ -60,6 +61,9 @@ def test_tiny_run_prints_the_summary_as_json_and_every_grade_is_accepted() -> No
     assert summary["ratio"]["throughput"] > 0
     assert set(summary["meets"]) == {"p50_ms", "p99_ms", "grades_per_s", "ratio"}
     assert summary["targets"]["grades_per_s"] == 300
+    assert (
+        summary["cpu_budget"]["server_ms"] > 0 and summary["cpu_budget"]["ceiling_grades_per_s"] > 0
+    )
     assert _no_loadtest_servers_left() == []
 
 
