@@ -306,7 +306,7 @@ def run_server_phases(
             )
             return row
 
-        warm_up = phase(WARMUP_REQUESTS if count > 1 else 1, 1)
+        warm_up = phase(min(WARMUP_REQUESTS, max(1, count // 5)), 1)
         latency = phase(count, 1)
         throughput = phase(count, concurrency)
     return {
