@@ -42,6 +42,7 @@ SETUP_VERDICT = {
     "crashed": Verdict.runtime_error,
     "timeout": Verdict.time_limit_exceeded,
     "memory": Verdict.memory_limit_exceeded,
+    "output": Verdict.output_limit_exceeded,
 }
 
 
@@ -170,6 +171,7 @@ def _setup_report(exercise: Exercise, setup: SetupFailure, duration_ms: float) -
         "timeout": "Your code took too long to load",
         "memory": "Your code used too much memory while loading",
         "crashed": "Your code crashed while loading",
+        "output": "Your code printed too much while loading",
     }[setup.kind]
     message = checks.scrub(f"{lead}: {where}{setup.message}")
     tests = [

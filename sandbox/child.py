@@ -111,6 +111,15 @@ def receive_assignment(fd: int) -> tuple[dict[str, Any], dict[str, Any]]:
             return header, json.loads(body)
 
 
+def _abandon_setup(reply: Mailbox, cap: int) -> Callable[[Capture], None]:
+    def abandon(capture: Capture) -> None:
+        message = f"your code printed more than {cap // 1024} KB while it was being loaded"
+        reply.send({"t": "setup", "kind": "output", "message": message, "line": None})
+        os._exit(0)
+
+    return abandon
+
+
 def _abandon_case(reply: Mailbox, index: int) -> Callable[[Capture], None]:
     def abandon(capture: Capture) -> None:
         reply.send(
@@ -208,7 +217,7 @@ def run_job(
         reply.send({"t": "setup", "kind": kind, "message": failure.message, "line": failure.line})
         return
 
-    capture = Capture(output_cap)
+    capture = Capture(output_cap, on_overflow=_abandon_setup(reply, output_cap))
     policy.print_hook = capture.write
     try:
         exec(code, globals_)

@@ -276,7 +276,7 @@ class Pool:
                 for payload in reader.feed_raw(data):
                     header, body = protocol.split_body(payload)
                     self._deliver(header, body)
-        except (OSError, protocol.ProtocolError):
+        except Exception:  # noqa: BLE001 - whatever broke, pending work must fail, not hang
             pass
         with self._lock:
             if self._process is process:
@@ -298,7 +298,7 @@ class Pool:
             return
         try:
             following = job.record.absorb(AttemptReport.parse(header), mailbox)
-        except protocol.ProtocolError as exc:
+        except (protocol.ProtocolError, RecursionError, MemoryError) as exc:
             self._settle(job_id, SandboxUnavailable(f"invalid sandbox report: {exc}"))
             return
         if following is not None:

@@ -46,8 +46,8 @@ def split_body(payload: bytes) -> tuple[dict[str, Any], bytes]:
 def _json_object(raw: bytes) -> dict[str, Any]:
     try:
         message = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProtocolError(f"frame is not JSON: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # ValueError covers bad UTF-8 and bad JSON
+        raise ProtocolError(f"frame is not JSON: {type(exc).__name__}") from None
     if not isinstance(message, dict):
         raise ProtocolError("frame is not a JSON object")
     return message
@@ -115,6 +115,11 @@ class CaseRun:
     duration_ms: float = 0.0
     draws: int | None = None
     inputs_after: dict[str, Any] | None = None
+
+
+SETUP_KINDS = (
+    "compile", "refused", "module", "missing_entry", "timeout", "crashed", "memory", "output",
+)
 
 
 @dataclass(frozen=True)
@@ -198,15 +203,7 @@ def parse_setup(raw: Any) -> SetupFailure | None:
     if not isinstance(raw, dict):
         raise ProtocolError("setup must be an object")
     kind = raw.get("kind")
-    if kind not in (
-        "compile",
-        "refused",
-        "module",
-        "missing_entry",
-        "timeout",
-        "crashed",
-        "memory",
-    ):
+    if kind not in SETUP_KINDS:
         raise ProtocolError(f"unknown setup failure {kind!r}")
     return SetupFailure(
         kind=kind,
