@@ -211,8 +211,10 @@ class Zygote:
         return Spare(pid, job_write, exit_read, mailbox, limits)
 
     def spares_short(self) -> bool:
+        # Never while jobs wait: a spare forked then would carry their code in its memory.
         return (
             not self.stopping
+            and not self.queue
             and self.recent_limits is not None
             and len(self.spares) < self.workers
         )
