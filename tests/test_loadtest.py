@@ -35,16 +35,18 @@ def _no_loadtest_servers_left() -> list[str]:
 
 
 @pytest.mark.timeout(300)
-def test_tiny_run_prints_the_summary_as_json_and_every_grade_is_accepted() -> None:
+@pytest.mark.parametrize("client", ["httpx", "raw"])
+def test_tiny_run_prints_the_summary_as_json_and_every_grade_is_accepted(client: str) -> None:
     completed = subprocess.run(
         [sys.executable, "-m", "app.loadtest", "--requests", "5", "--fresh-requests", "5",
-         "--concurrency", "2", "--duration", "60", "--json"],
+         "--concurrency", "2", "--duration", "60", "--json", "--client", client],
         cwd=ROOT, capture_output=True, text=True, timeout=280, check=False,
     )  # fmt: skip
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
     summary = json.loads(completed.stdout)
     assert summary["exercise"] == "speculative-decoding-verify"
     assert summary["host"] == "127.0.0.1"
+    assert summary["client"] == client
     assert len(summary["load_average"]["start"]) == len(summary["load_average"]["end"]) == 3
     for side in ("warm", "fresh"):
         layers = summary[side]["layers"]
