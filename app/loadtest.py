@@ -374,14 +374,18 @@ def run_server_phases(
         pid = int(health["pid"])
 
         def phase(n: int, c: int) -> dict[str, Any]:
-            before = tree_cpu_seconds(pid)
+            web_before, sandbox_before = tree_cpu_seconds(pid)
             row = asyncio.run(
                 measure(url, path, body, count=n, duration=duration, concurrency=c, client=client)
             )
-            spent = tree_cpu_seconds(pid) - before
+            web_after, sandbox_after = tree_cpu_seconds(pid)
+            web, sandbox = web_after - web_before, sandbox_after - sandbox_before
+            grades = row["grades"]
             row["server_cpu_ms_per_grade"] = (
-                round(spent * 1000 / row["grades"], 3) if row["grades"] else None
+                round((web + sandbox) * 1000 / grades, 3) if grades else None
             )
+            row["web_cpu_ms_per_grade"] = round(web * 1000 / grades, 3) if grades else None
+            row["sandbox_cpu_ms_per_grade"] = round(sandbox * 1000 / grades, 3) if grades else None
             return row
 
         warm_up = phase(min(WARMUP_REQUESTS, max(1, count // 5)), 1)
@@ -399,14 +403,16 @@ def run_server_phases(
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU time of a process and its descendants, the reaped ones included (Linux /proc).
+def tree_cpu_seconds(pid: int) -> tuple[float, float]:
+    """(the process's own CPU seconds, its descendants' including reaped ones), from /proc.
 
     Each process counts its own time plus that of the children it has waited for, so the
-    zygote's forked children and the fresh interpreters are included once they exit.
+    zygote's forked children and the fresh interpreters are included once they exit. For the
+    judge the first part is the web process, the second the sandbox.
     """
     parents: dict[int, int] = {}
-    times: dict[int, float] = {}
+    own: dict[int, float] = {}
+    reaped: dict[int, float] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -416,12 +422,14 @@ def tree_cpu_seconds(pid: int) -> float:
             continue
         # fields[0] is the state (stat field 3): ppid is field 4, utime..cstime fields 14-17.
         parents[int(entry.name)] = int(fields[1])
-        times[int(entry.name)] = sum(int(v) for v in fields[11:15]) / _TICK
+        own[int(entry.name)] = (int(fields[11]) + int(fields[12])) / _TICK
+        reaped[int(entry.name)] = (int(fields[13]) + int(fields[14])) / _TICK
     tree, frontier = {pid}, {pid}
     while frontier:
         frontier = {child for child, parent in parents.items() if parent in frontier} - tree
         tree |= frontier
-    return sum(times.get(p, 0.0) for p in tree)
+    rest = sum(own.get(p, 0.0) for p in tree - {pid}) + sum(reaped.get(p, 0.0) for p in tree)
+    return own.get(pid, 0.0), rest
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -504,6 +512,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     per_grade = (server_ms or 0) + (client_ms or 0)
     summary["cpu_budget"] = {
         "server_ms": server_ms,
+        "web_ms": warm["throughput"]["web_cpu_ms_per_grade"],
+        "sandbox_ms": warm["throughput"]["sandbox_cpu_ms_per_grade"],
         "client_ms": client_ms,
         "ceiling_grades_per_s": (
             round((os.cpu_count() or 1) * 1000 / per_grade, 1) if per_grade else None
@@ -570,7 +580,8 @@ def print_table(summary: dict[str, Any]) -> None:
     if budget["ceiling_grades_per_s"]:
         print(
             f"CPU per warm grade at c={warm['throughput']['concurrency']}: "
-            f"{budget['server_ms']} ms server + {budget['client_ms']} ms load generator; "
+            f"{budget['server_ms']} ms server (web process {budget['web_ms']}, sandbox "
+            f"{budget['sandbox_ms']}) + {budget['client_ms']} ms load generator; "
             f"{summary['cpus']} CPUs cap this machine near {budget['ceiling_grades_per_s']} "
             "grades/s with the generator on the same cores"
         )

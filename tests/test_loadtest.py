@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PHASE_KEYS = {
     "concurrency", "requests", "grades", "accepted", "saturated_503", "other", "seconds",
     "grades_per_s", "p50_ms", "p99_ms", "mean_ms", "client_cpu_ms_per_request",
-    "server_cpu_ms_per_grade",
+    "server_cpu_ms_per_grade", "web_cpu_ms_per_grade", "sandbox_cpu_ms_per_grade",
 }  # fmt: skip
 
 
