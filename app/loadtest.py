@@ -1,6 +1,7 @@
 """HTTP load script: the real judge server against a fresh interpreter per submission.
 
     python -m app.loadtest [--requests N] [--fresh-requests M] [--duration S] [--json]
+                           [--concurrency C] [--client httpx|raw]
 
 Starts the real judge (``judge serve``: uvicorn, default settings, one warm pool with one
 worker per core) on a free loopback port and grades the correct solution of
@@ -8,6 +9,9 @@ speculative-decoding-verify over HTTP: latency at concurrency 1 (p50/p99), then 
 concurrency 8. Then it does the same against a second server whose judge starts a fresh
 interpreter per submission (``FreshJudge``, the design the warm zygote replaces), and prints
 both side by side with the ratio. Bars from the issue are printed as targets, not asserted.
+It also prints the load average and the CPU each grade cost the server (web process and
+sandbox) and the load generator, which shares the machine's cores: ``--client raw`` spends a
+tenth of httpx's CPU per request, so it measures the server with less interference.
 
 Loopback only: any other host is refused. Every phase is bounded in requests and in seconds,
 and the script stops both servers by itself. The submission history of both servers goes to a
