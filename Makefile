@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install serve test bench lint clean
+.PHONY: install serve test bench loadtest lint clean
 
 $(BIN)/judge: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,9 +22,13 @@ test: install
 bench: install
 	$(BIN)/judge bench
 
+loadtest: install
+	$(BIN)/judge loadtest
+
 lint: install
 	$(BIN)/ruff check app sandbox tests
 	$(BIN)/mypy app sandbox
+	$(BIN)/hadolint --failure-threshold warning Dockerfile
 
 clean:
 	rm -rf $(VENV)

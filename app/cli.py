@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -100,7 +101,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="judge", description=__doc__)
     parser.add_argument(
-        "--exercises", type=Path, default=EXERCISES_DIR, help="folder of exercise folders"
+        "--exercises",
+        type=Path,
+        default=Path(os.environ.get("JUDGE_EXERCISES_DIR", EXERCISES_DIR)),
+        help="folder of exercise folders (default: $JUDGE_EXERCISES_DIR or the built-in ones)",
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -136,6 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=cmd_bench)
+
+    from app import loadtest
+
+    load = commands.add_parser(
+        "loadtest", help="HTTP load: the real server vs a fresh interpreter per grade"
+    )
+    loadtest.add_arguments(load, exercises_option=False)
+    load.set_defaults(func=loadtest.run_cli)
     return parser
 
 

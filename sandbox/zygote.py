@@ -31,6 +31,7 @@ from sandbox.mailbox import Mailbox
 from sandbox.policy import HELPERS_FILENAME, Policy, compile_learner
 
 CACHE_ENTRIES = 128
+SPARE_QUIET = 0.003  # seconds after a child's end before forking spares (see spare_wait)
 CONTROL_IN = 0
 CONTROL_OUT = 1
 READ_CHUNK = 1 << 20
@@ -87,6 +88,7 @@ class Zygote:
         self.control = protocol.FrameReader()
         self.compiled: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
         self.dying: set[int] = set()
+        self.last_finish = 0.0
         self.stopping = False
         self.layers = dict(self.confinement.available(), policy=True)
 
@@ -218,6 +220,20 @@ class Zygote:
             and self.recent_limits is not None
             and len(self.spares) < self.workers
         )
+
+    def spare_wait(self) -> float | None:
+        """Seconds until a spare may be forked (0: now), or None when none is needed.
+
+        A fork costs the zygote milliseconds and busies a core with the new child's set-up.
+        While a child runs, that would delay noticing its end; right after one ends, it would
+        compete with the host reading the result. So spares are forked in quiet moments only,
+        or on demand when a job finds none.
+        """
+        if not self.spares_short():
+            return None
+        if self.attempts and len(self.attempts) >= len(self.spares) + 1:
+            return None
+        return max(0.0, self.last_finish + SPARE_QUIET - time.monotonic())
 
     def replenish(self) -> None:
         """Fork one spare if fewer than one per worker wait.
@@ -356,6 +372,7 @@ class Zygote:
             "elapsed_ms": (time.monotonic() - attempt.assigned) * 1000,
         }
         self.send(report, spare.mailbox.raw())
+        self.last_finish = time.monotonic()
         spare.mailbox.close()
         self.dispatch()
 
@@ -394,10 +411,13 @@ class Zygote:
                 elif not self.stopping:
                     self.on_exit_fd(key.data)
             timeout = self.check_deadlines()
-            if not events:
-                self.replenish()
-            if self.spares_short():
-                timeout = 0  # poll, and fork the next spare only if nothing else is waiting
+            wait = self.spare_wait()
+            if wait is not None:
+                if wait == 0 and not events:
+                    self.replenish()
+                    wait = self.spare_wait()
+                if wait is not None and (timeout is None or wait < timeout):
+                    timeout = wait
             if self.dying:
                 self.reap()
                 if self.dying and (timeout is None or timeout > 0.05):
