@@ -31,7 +31,11 @@ from sandbox.mailbox import Mailbox
 from sandbox.policy import HELPERS_FILENAME, Policy, compile_learner
 
 CACHE_ENTRIES = 128
-SPARE_QUIET = 0.003  # seconds after a child's end before forking spares (see spare_wait)
+SPARE_QUIET = 0.0
+# The zygote and its children yield the CPU to the web process: forking spares and tearing
+# down finished children must not delay the host reading a result (learner code gets the
+# same share as before relative to other learners).
+NICENESS = 5  # seconds after a child's end before forking spares (see spare_wait)
 CONTROL_IN = 0
 CONTROL_OUT = 1
 READ_CHUNK = 1 << 20
@@ -435,6 +439,7 @@ def main() -> None:
     # The host's death closes our stdin, which stops the loop and kills every child. (No
     # parent-death signal here: it would follow the host *thread* that started us.)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.nice(NICENESS)
     zygote = Zygote(workers)
     zygote.warm()
     zygote.serve()
