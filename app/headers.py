@@ -11,13 +11,12 @@ CONTENT_SECURITY_POLICY = (
     "img-src 'self' data:; font-src 'self'; connect-src 'self'; frame-ancestors 'none'; "
     "base-uri 'none'; form-action 'self'; object-src 'none'"
 )
-# FastAPI's Swagger UI page loads its bundle from a CDN and starts it with an inline script;
-# only /docs gets this relaxation, so the learner pages stay strictly same-origin.
+# The /docs page starts the (vendored, same-origin) Swagger UI with an inline script, the one
+# relaxation; the learner pages keep the strict policy.
 DOCS_CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "img-src 'self' data: https://fastapi.tiangolo.com; font-src 'self'; connect-src 'self'; "
-    "frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self'; connect-src 'self'; frame-ancestors 'none'; "
+    "base-uri 'none'; object-src 'none'"
 )
 SECURITY_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,

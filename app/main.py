@@ -27,6 +27,7 @@ def create_app(settings: Settings | None = None, judge: Judge | None = None) -> 
         description=DESCRIPTION,
         lifespan=lifespan_for(settings, judge),
         redoc_url=None,
+        docs_url=None,  # served by routes.pages from the vendored Swagger UI
     )
     app.state.settings = settings
     app.include_router(routes.router)

@@ -11,7 +11,8 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from fastapi import APIRouter, Path
-from fastapi.responses import FileResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse
 
 from app.catalog import Exercise
 from app.deps import CatalogDep, ExerciseDep, HistoryDep, JudgeDep, SubmissionDep
@@ -302,3 +303,21 @@ async def home_page() -> FileResponse:
 async def exercise_page(exercise_id: str) -> FileResponse:
     # Served for any id: the page's script asks the API and shows its 404 itself.
     return _page("exercise.html")
+
+
+# The API reference page, with Swagger UI served from the judge's own vendored copy (no CDN).
+SWAGGER_UI = max((STATIC_DIR / "vendor").glob("swagger-ui-*"), default=None)
+
+
+@pages.get("/docs")
+async def api_docs() -> HTMLResponse:
+    if SWAGGER_UI is None:
+        raise NotFound("The API reference page is not installed.")
+    base = f"/static/vendor/{SWAGGER_UI.name}"
+    return get_swagger_ui_html(
+        openapi_url="/openapi.json",
+        title="judge: API reference",
+        swagger_js_url=f"{base}/swagger-ui-bundle.js",
+        swagger_css_url=f"{base}/swagger-ui.css",
+        swagger_favicon_url=f"{base}/favicon-32x32.png",
+    )

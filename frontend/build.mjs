@@ -95,6 +95,15 @@ const minified = await transform(markedSource, {
 writeFileSync(join(vendor, `marked-${markedVersion}.min.js`), minified.code);
 copyFileSync(join(modules, "marked", "LICENSE"), join(vendor, "marked-LICENSE"));
 
+// 4. Swagger UI for /docs (the API reference page), served by the judge itself: no CDN.
+const swaggerVersion = versionOf("swagger-ui-dist");
+removeOld("swagger-ui-");
+const swaggerDir = join(vendor, `swagger-ui-${swaggerVersion}`);
+mkdirSync(swaggerDir, { recursive: true });
+for (const file of ["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png", "LICENSE", "NOTICE"]) {
+  copyFileSync(join(modules, "swagger-ui-dist", file), join(swaggerDir, file));
+}
+
 // The page names the versioned files (the app caches /static/vendor/ as immutable): point it at
 // the ones just built.
 const pagePath = join(here, "..", "app", "static", "exercise.html");
@@ -106,5 +115,5 @@ writeFileSync(pagePath, page);
 
 console.log(
   `built vendor/codemirror-${cmVersion}.js, vendor/katex-${katexVersion}/, ` +
-    `vendor/marked-${markedVersion}.min.js`,
+    `vendor/marked-${markedVersion}.min.js, vendor/swagger-ui-${swaggerVersion}/`,
 );

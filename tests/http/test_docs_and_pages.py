@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -136,3 +137,14 @@ def test_pages_are_not_under_the_api_cache_policy(
 ) -> None:
     client = make_client()
     assert client.get("/exercises/x").headers["cache-control"] == "no-cache"
+
+
+def test_docs_loads_nothing_from_outside(client: InProcessClient) -> None:
+    page = client.get("/docs").text
+    assert "http://" not in page and "https://" not in page
+    policy = client.get("/docs").headers["content-security-policy"]
+    assert "http" not in policy
+    assets = re.findall(r"/static/vendor/swagger-ui-[\w.]+/[\w.-]+", page)
+    assert {url.rsplit("/", 1)[1] for url in assets} >= {"swagger-ui-bundle.js", "swagger-ui.css"}
+    for url in assets:
+        assert client.get(url).status_code == 200, url
