@@ -5,5 +5,16 @@ This package never imports ``app``: it knows nothing of expected outputs or grad
 """
 
 from sandbox.limits import Limits
+from sandbox.pool import Pool, PoolSaturated, SandboxUnavailable
+from sandbox.protocol import CaseRun, ErrorInfo, RunResult, SetupFailure
 
-__all__ = ["Limits"]
+__all__ = [
+    "CaseRun",
+    "ErrorInfo",
+    "Limits",
+    "Pool",
+    "PoolSaturated",
+    "RunResult",
+    "SandboxUnavailable",
+    "SetupFailure",
+]
