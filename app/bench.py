@@ -109,6 +109,30 @@ def fresh_grade(exercise: Exercise, code: str) -> Report:
     return build_report(exercise, result, (time.perf_counter() - started) * 1000)
 
 
+FLOOR_BOOTSTRAP = (
+    "import sys; sys.path.insert(0, sys.argv[1]); from sandbox.floor import main; main()"
+)
+
+
+def fork_floor(exercise: Exercise, grades: int) -> dict[str, Any]:
+    """This machine's floor: a fork of a warm interpreter running the trusted reference
+    solution on the cases, unconfined and unchecked (see sandbox/floor.py)."""
+    job = {
+        "code": exercise.solution_code, "helpers": exercise.helpers_code,
+        "entry_point": exercise.entry_point, "cases": exercise.case_inputs(),
+        "parameters": exercise.parameters, "grades": grades,
+    }
+    completed = subprocess.run(
+        [sys.executable, "-I", "-c", FLOOR_BOOTSTRAP, PROJECT_ROOT],
+        input=protocol.encode(job), capture_output=True, env=zygote_environment(), timeout=300,
+        check=False,
+    )
+    try:
+        return dict(json.loads(completed.stdout.decode().strip().splitlines()[-1]))
+    except (ValueError, IndexError):
+        return {"error": completed.stderr.decode(errors="replace")[-300:]}
+
+
 def run_bench(
     root: Path,
     *,
@@ -137,6 +161,7 @@ def run_bench(
         judge.close()
     fresh_latency = _measure(lambda: fresh_grade(exercise, code), max(5, fresh_n // 2), 1)
     fresh = _measure(lambda: fresh_grade(exercise, code), fresh_n, concurrency)
+    floor = fork_floor(exercise, min(n, 300))
 
     summary = {
         "exercise": exercise.id,
@@ -144,6 +169,7 @@ def run_bench(
         "layers": layers,
         "warm": {"latency": warm_latency, "throughput": warm},
         "fresh": {"latency": fresh_latency, "throughput": fresh},
+        "fork_floor": floor,
         "throughput_ratio": round(warm["grades_per_s"] / fresh["grades_per_s"], 1),
         "p50_ratio": round(fresh_latency["p50_ms"] / warm_latency["p50_ms"], 1),
     }
@@ -169,6 +195,13 @@ def _print_summary(summary: dict[str, Any]) -> None:
                 f"{name:<26}{row['grades']:>8}{row['grades_per_s']:>11.1f}"
                 f"{row['p50_ms']:>9.2f}{row['p99_ms']:>9.2f}"
             )
+    floor = summary["fork_floor"]
+    if "wall_ms" in floor:
+        print(
+            f"machine floor (bare fork of a warm interpreter running the reference unconfined, "
+            f"no checks, c=1): {floor['wall_ms']:.2f} ms wall, {floor['cpu_ms']:.2f} ms CPU "
+            f"per grade"
+        )
     print(
         f"warm/fresh: {summary['throughput_ratio']}x grades/s, "
         f"{summary['p50_ratio']}x lower p50 latency"

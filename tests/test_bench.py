@@ -1,0 +1,22 @@
+"""`judge bench` runs end to end and reports both paths (numbers are printed, not judged)."""
+
+from __future__ import annotations
+
+import json
+
+from app.bench import run_bench
+from app.catalog import EXERCISES_DIR
+
+
+def test_bench_reports_warm_fresh_and_floor(capsys) -> None:
+    status = run_bench(EXERCISES_DIR, n=4, concurrency=2, as_json=True, fresh_n=2)
+    summary = json.loads(capsys.readouterr().out)
+    assert status == 0  # every grade on both paths was accepted
+    for path in ("warm", "fresh"):
+        for phase in ("latency", "throughput"):
+            row = summary[path][phase]
+            assert row["failures"] == 0
+            assert row["grades_per_s"] > 0 and row["p50_ms"] <= row["p99_ms"]
+    assert summary["fork_floor"]["grades"] == 4
+    assert summary["fork_floor"]["cpu_ms"] > 0
+    assert all(summary["layers"].values())
