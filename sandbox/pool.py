@@ -89,6 +89,7 @@ class Pool:
         self._lock = threading.Lock()
         self._pending: dict[int, _Job] = {}
         self._cached: OrderedDict[str, None] = OrderedDict()
+        self._seen: OrderedDict[str, None] = OrderedDict()
         self._ids = itertools.count(1)
         self._process: subprocess.Popen[bytes] | None = None
         self._reader: threading.Thread | None = None
@@ -311,7 +312,14 @@ class Pool:
             self._settle(job_id, error)
             return
         if job.record.cacheable and job.key not in self._cached:
-            self._remember(job)
+            if job.key in self._seen:
+                self._remember(job)
+            else:
+                # Cache a source the second time it is seen: a run of unique sources must not
+                # keep the zygote compiling.
+                self._seen[job.key] = None
+                while len(self._seen) > CACHE_KEYS * 4:
+                    self._seen.popitem(last=False)
         self._settle(job_id)
 
     def _remember(self, job: _Job) -> None:
