@@ -137,10 +137,9 @@ def test_a_missing_entry_point_is_named(pool: Pool) -> None:
 
 def test_the_same_source_twice_gives_the_same_result(pool: Pool) -> None:
     code = "def f(x):\n    total = [0]\n    total[0] += x\n    return f'{total}'\n"
-    first = run(pool, code, [1, 2])
-    second = run(pool, code, [1, 2])  # served from the zygote's compile cache
-    assert [c.value for c in first.cases] == [c.value for c in second.cases]
-    assert second.cases[1].value == {"t": "str", "v": "[2]"}
+    runs = [run(pool, code, [1, 2]) for _ in range(3)]  # the third from the compile cache
+    assert all([c.value for c in r.cases] == [c.value for c in runs[0].cases] for r in runs)
+    assert runs[2].cases[1].value == {"t": "str", "v": "[2]"}
 
 
 def process_state(pid: int) -> str:
