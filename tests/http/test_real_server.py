@@ -19,6 +19,7 @@ import pytest
 from live_server import REPO, RealServer, start_server
 
 from app.catalog import Catalog, Exercise
+from tests.procfs import stat_fields
 
 pytestmark = pytest.mark.real_judge
 ONE_MIB = 1 << 20
@@ -157,17 +158,9 @@ def test_chunked_body_is_refused_at_the_cap(real_server: RealServer, exercise: E
 
 def process_table() -> dict[int, tuple[int, str, int]]:
     """pid -> (parent pid, state, start time) for every process, from /proc."""
-    table = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        table[int(entry.name)] = (int(fields[1]), fields[0], int(fields[19]))
-    return table
+    return {
+        pid: (int(fields[1]), fields[0], int(fields[19])) for pid, fields in stat_fields().items()
+    }
 
 
 def descendants(root: int) -> set[tuple[int, int]]:

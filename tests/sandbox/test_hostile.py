@@ -34,6 +34,7 @@ from app.errors import PayloadTooLarge
 from app.judge import Judge
 from app.schemas import Report, Status, Verdict
 from sandbox import protocol
+from tests.procfs import stat_fields
 
 REPO = Path(__file__).resolve().parents[2]
 EXERCISE_ID = "speculative-decoding-verify"
@@ -100,16 +101,10 @@ def whole(body: str) -> str:
 
 def process_table() -> dict[int, tuple[int, str, int]]:
     """pid -> (parent pid, state letter, CPU ticks used) for every process in /proc."""
-    table = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # gone meanwhile
-        table[int(entry.name)] = (int(fields[1]), fields[0], int(fields[11]) + int(fields[12]))
-    return table
+    return {
+        pid: (int(fields[1]), fields[0], int(fields[11]) + int(fields[12]))
+        for pid, fields in stat_fields().items()
+    }
 
 
 def children(pid: int, table: dict[int, tuple[int, str, int]] | None = None) -> list[int]:

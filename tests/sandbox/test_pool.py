@@ -10,6 +10,7 @@ import pytest
 
 from sandbox.limits import Limits
 from sandbox.pool import Pool, PoolSaturated, SandboxUnavailable
+from tests.procfs import stat_fields
 
 FAST = Limits(time_ms=400, memory_mb=128)
 
@@ -26,16 +27,7 @@ def spinning_job(time_ms: int) -> dict:
 
 
 def children_of(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.append(int(entry.name))
-    return found
+    return [child for child, fields in stat_fields().items() if int(fields[1]) == pid]
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +135,7 @@ def test_the_same_source_twice_gives_the_same_result(pool: Pool) -> None:
 
 
 def process_state(pid: int) -> str:
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    return stat_fields()[pid][0]
 
 
 def test_no_child_outlives_its_verdict(pool: Pool) -> None:
