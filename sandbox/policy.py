@@ -31,6 +31,8 @@ from RestrictedPython import compile_restricted_exec
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES, RestrictingNodeTransformer
 
+from sandbox.numpy_guards import guard_attribute, guard_surface
+
 LEARNER_FILENAME = "solution.py"
 HELPERS_FILENAME = "helpers.py"
 
@@ -155,7 +157,7 @@ class _ArrayClass:
         return (np.ndarray,)
 
     def __getattr__(self, attribute: str) -> Any:
-        return getattr(np.ndarray, attribute)
+        return guard_attribute(np.ndarray, attribute, getattr(np.ndarray, attribute))
 
     def __repr__(self) -> str:
         return "<class 'numpy.ndarray'>"
@@ -168,7 +170,7 @@ _NDARRAY_RESIZE = np.ndarray.resize
 def _numpy_surface() -> dict[str, Surface]:
     random = Surface("numpy.random", _pick(np.random, NUMPY_RANDOM_NAMES))
     linalg = Surface("numpy.linalg", _pick(np.linalg, NUMPY_LINALG_NAMES))
-    top = _pick(np, NUMPY_NAMES)
+    top = guard_surface(_pick(np, NUMPY_NAMES))
     top.update(random=random, linalg=linalg, ndarray=NDARRAY)
     return {"numpy": Surface("numpy", top), "numpy.random": random, "numpy.linalg": linalg}
 
@@ -376,9 +378,8 @@ class Policy:
                     "ndarray.resize is not available in the judge; build a new array instead"
                 )
             return value
-        if default is ...:
-            return getattr(obj, name)
-        return getattr(obj, name, default)
+        value = getattr(obj, name) if default is ... else getattr(obj, name, default)
+        return guard_attribute(obj, name, value)
 
     def hasattr(self, obj: Any, name: str, /) -> bool:
         try:

@@ -389,14 +389,6 @@ def test_a_reentrant_comparison_in_an_object_sort_is_contained(
     assert_first_case_stopped(report, report.verdict)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="numpy (reached through sandbox/policy.py): object-dtype sort/argsort/partition/"
-    "argmax/argmin/min/max hold borrowed item pointers across learner __lt__/__eq__ callbacks; "
-    "a callback that reassigns the array's items is a use-after-free (SIGSEGV, or a freed "
-    "object read as another). Closing it needs a policy decision: no object arrays for learner "
-    "code, or no learner-defined rich comparisons, or guarded numpy callables",
-)
 @pytest.mark.parametrize("operation", ["keys.sort()", "np.argmax(keys)"])
 def test_a_reentrant_comparison_in_an_object_sort_is_refused(
     hostile_judge: Judge, operation: str
