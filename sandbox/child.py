@@ -19,14 +19,9 @@ from typing import Any
 import numpy as np
 
 from sandbox import values
+from sandbox.compiler import HELPERS_FILENAME, LEARNER_FILENAME, CompileFailure, compile_learner
 from sandbox.mailbox import Mailbox
-from sandbox.policy import (
-    HELPERS_FILENAME,
-    LEARNER_FILENAME,
-    CompileFailure,
-    Policy,
-    compile_learner,
-)
+from sandbox.policy import Policy
 from sandbox.protocol import FrameReader, encode, split_body
 
 LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)

@@ -10,36 +10,29 @@ surface, not the module.
 from __future__ import annotations
 
 import _string
-import ast
 import builtins
-import collections
 import functools
-import heapq
-import itertools
-import math
 import operator
-import random as py_random
-import statistics
 import string
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from types import BuiltinMethodType, FunctionType, MethodType, ModuleType
 from typing import Any
 
 import numpy as np
-from RestrictedPython import compile_restricted_exec
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
-from RestrictedPython.transformer import INSPECT_ATTRIBUTES, RestrictingNodeTransformer
+from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
-from sandbox.numpy_guards import guard_attribute, guard_surface
-
-LEARNER_FILENAME = "solution.py"
-HELPERS_FILENAME = "helpers.py"
-
-
-class PolicyError(Exception):
-    """Learner code tried something the judge does not allow (a clear, learner-facing message)."""
-
+from sandbox.numpy_guards import guard_attribute
+from sandbox.surfaces import (
+    NDARRAY,
+    NDARRAY_RESIZE,
+    PolicyError,
+    Surface,
+    array_new,
+    numpy_surfaces,
+    stdlib_surfaces,
+)
 
 # Attribute names refused on every object, whatever its type: they lead to files, pickles,
 # raw memory or the interpreter's internals. ('capsule': a BitGenerator's PyCapsule holds no
@@ -58,260 +51,12 @@ BLOCKED_ATTRIBUTES = frozenset(
 )
 
 
-class Surface:
-    """A read-only namespace exposing an allowlisted part of a module to learner code."""
-
-    __slots__ = ("_name", "_members")
-
-    def __init__(self, name: str, members: dict[str, Any]) -> None:
-        object.__setattr__(self, "_name", name)
-        object.__setattr__(self, "_members", members)
-
-    def __getattr__(self, attribute: str) -> Any:
-        members = object.__getattribute__(self, "_members")
-        if attribute in members:
-            return members[attribute]
-        name = object.__getattribute__(self, "_name")
-        raise AttributeError(f"{name}.{attribute} is not available in the judge")
-
-    def __setattr__(self, attribute: str, value: Any) -> None:
-        raise PolicyError("modules cannot be modified")
-
-    def __repr__(self) -> str:
-        return f"<module '{object.__getattribute__(self, '_name')}' (judge surface)>"
-
-
-def _pick(module: ModuleType, names: Iterable[str]) -> dict[str, Any]:
-    return {name: getattr(module, name) for name in names if hasattr(module, name)}
-
-
-NUMPY_NAMES = """
-    array asarray asanyarray copy zeros ones empty full zeros_like ones_like empty_like full_like
-    arange linspace logspace eye identity diag tri tril triu meshgrid
-    concatenate stack vstack hstack column_stack append insert delete split array_split tile
-    repeat reshape ravel transpose swapaxes moveaxis squeeze expand_dims atleast_1d atleast_2d
-    flip roll where clip minimum maximum fmin fmax min max amin amax argmin argmax nanmin nanmax
-    sum nansum cumsum prod cumprod mean average median std var percentile quantile
-    abs absolute sqrt square exp exp2 expm1 log log2 log10 log1p logaddexp power float_power sign
-    floor ceil round around rint trunc fix mod remainder divide true_divide floor_divide
-    multiply add subtract negative reciprocal sin cos tan arcsin arccos arctan arctan2 sinh cosh
-    tanh hypot isclose allclose isnan isinf isfinite nan_to_num array_equal array_equiv
-    equal not_equal less less_equal greater greater_equal logical_and logical_or logical_not
-    logical_xor any all count_nonzero nonzero flatnonzero argwhere searchsorted sort argsort
-    unique diff ediff1d dot vdot matmul outer inner einsum tensordot cross trace histogram
-    bincount digitize interp convolve isin in1d setdiff1d intersect1d union1d
-    shape size ndim result_type promote_types can_cast finfo iinfo errstate
-    ndarray dtype generic number integer signedinteger unsignedinteger floating complexfloating
-    bool_ int8 int16 int32 int64 uint8 uint16 uint32 uint64 intp float16 float32 float64
-    complex64 complex128 newaxis nan inf pi e euler_gamma
-""".split()
-
-NUMPY_RANDOM_NAMES = """
-    seed uniform rand randn random random_sample ranf sample randint random_integers normal
-    standard_normal choice shuffle permutation binomial poisson exponential beta gamma
-    multinomial dirichlet get_state set_state default_rng RandomState Generator
-""".split()
-
-NUMPY_LINALG_NAMES = """
-    norm inv pinv solve det eig eigh eigvals svd qr cholesky matrix_rank lstsq
-""".split()
-
-
-def _refuse_buffer(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    buffer = kwargs["buffer"] if "buffer" in kwargs else (args[2] if len(args) > 2 else None)
-    if buffer is not None:
-        raise PolicyError(
-            "np.ndarray(..., buffer=...) is not available in the judge; use np.array or np.zeros"
-        )
-
-
-def _array_new(cls: type, *args: Any, **kwargs: Any) -> Any:
-    """``__new__`` of learner subclasses of np.ndarray: no arrays over raw buffers."""
-    _refuse_buffer(args, kwargs)
-    return np.ndarray.__new__(cls, *args, **kwargs)
-
-
-class _ArrayClass:
-    """``np.ndarray`` as learner code sees it (also what ``type(array)`` returns).
-
-    The real constructor builds an array over any buffer with any dtype, ``object`` included:
-    np.ndarray((1,), object, buffer=...) turns raw bytes into object pointers (a crash, or
-    forged objects). This stand-in refuses ``buffer=`` and otherwise behaves like the class:
-    ``isinstance``, ``issubclass``, ``class Sub(np.ndarray)`` (a real subclass, see
-    ``Policy.learner_class``), ``type(a) is np.ndarray`` and ``np.ndarray.sum(a)`` all work.
-    """
-
-    __slots__ = ()
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        _refuse_buffer(args, kwargs)
-        return np.ndarray(*args, **kwargs)
-
-    def __instancecheck__(self, obj: Any) -> bool:
-        return isinstance(obj, np.ndarray)
-
-    def __subclasscheck__(self, cls: Any) -> bool:
-        return cls is self or issubclass(cls, np.ndarray)
-
-    def __mro_entries__(self, bases: tuple[Any, ...]) -> tuple[type, ...]:
-        return (np.ndarray,)
-
-    def __getattr__(self, attribute: str) -> Any:
-        return guard_attribute(np.ndarray, attribute, getattr(np.ndarray, attribute))
-
-    def __repr__(self) -> str:
-        return "<class 'numpy.ndarray'>"
-
-
-NDARRAY = _ArrayClass()
-_NDARRAY_RESIZE = np.ndarray.resize
-
-
-def _numpy_surface() -> dict[str, Surface]:
-    random = Surface("numpy.random", _pick(np.random, NUMPY_RANDOM_NAMES))
-    linalg = Surface("numpy.linalg", _pick(np.linalg, NUMPY_LINALG_NAMES))
-    top = guard_surface(_pick(np, NUMPY_NAMES))
-    top.update(random=random, linalg=linalg, ndarray=NDARRAY)
-    return {"numpy": Surface("numpy", top), "numpy.random": random, "numpy.linalg": linalg}
-
-
-def _stdlib_surface() -> dict[str, Surface]:
-    def public(module: ModuleType, exclude: Iterable[str] = ()) -> Surface:
-        names = [n for n in dir(module) if not n.startswith("_") and n not in set(exclude)]
-        # Skip modules a surface module imported (statistics.random, statistics.sys, ...).
-        members = {n: v for n, v in _pick(module, names).items() if not isinstance(v, ModuleType)}
-        return Surface(module.__name__, members)
-
-    return {
-        "math": public(math),
-        # Python's own generator: allowed (the exercise statement explains why it is the wrong
-        # stream), minus the parts that reach the operating system.
-        "random": public(py_random, exclude=("SystemRandom", "os", "sys")),
-        "itertools": public(itertools),
-        # The real functools.wraps takes attribute names (assigned=, updated=) and reads and
-        # writes them past the guard, e.g. updated=("__globals__",) swaps in real builtins.
-        "functools": Surface(
-            "functools",
-            {**_pick(functools, "reduce partial lru_cache cache cmp_to_key total_ordering".split()),
-             "wraps": _wraps},
-        ),
-        "collections": Surface(
-            "collections",
-            _pick(collections, "deque Counter defaultdict OrderedDict namedtuple".split()),
-        ),
-        "heapq": public(heapq),
-        "bisect": public(__import__("bisect")),
-        "statistics": public(statistics),
-        "fractions": Surface("fractions", {"Fraction": __import__("fractions").Fraction}),
-        # operator.attrgetter / methodcaller would look attributes up past the guard.
-        "operator": public(operator, exclude=("attrgetter", "methodcaller")),
-        "typing": Surface(
-            "typing",
-            _pick(
-                __import__("typing"),
-                "Any List Tuple Dict Set Optional Union Sequence Iterable Callable".split(),
-            ),
-        ),
-        "__future__": Surface("__future__", _pick(__import__("__future__"), ["annotations"])),
-    }
-
-
-class LearnerTransformer(RestrictingNodeTransformer):
-    """RestrictedPython's transformer, plus augmented assignment of items and attributes.
-
-    ``x[i] += 1`` and ``self.n += 1`` are everyday learner code that RestrictedPython refuses;
-    they are rewritten into calls of guarded helpers that read, combine and write back.
-    """
-
-    def visit_AugAssign(self, node: ast.AugAssign) -> Any:
-        target = node.target
-        if isinstance(target, ast.Name):
-            return super().visit_AugAssign(node)
-        node = self.node_contents_visit(node)
-        target = node.target
-        operator_text = ast.Constant(_OPERATOR_TEXT[type(node.op)])
-        if isinstance(target, ast.Subscript):
-            call = ast.Call(
-                func=ast.Name("_inplace_item_", ast.Load()),
-                args=[target.value, target.slice, operator_text, node.value],
-                keywords=[],
-            )
-        elif isinstance(target, ast.Attribute):
-            self.check_name(node, target.attr)
-            call = ast.Call(
-                func=ast.Name("_inplace_attribute_", ast.Load()),
-                args=[target.value, ast.Constant(target.attr), operator_text, node.value],
-                keywords=[],
-            )
-        else:  # pragma: no cover - the grammar allows nothing else
-            self.error(node, "unsupported augmented assignment")
-            return node
-        statement = ast.Expr(value=call)
-        ast.copy_location(statement, node)
-        ast.fix_missing_locations(statement)
-        return statement
-
-
-_OPERATOR_TEXT = {
-    ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/=", ast.FloorDiv: "//=",
-    ast.Mod: "%=", ast.Pow: "**=", ast.LShift: "<<=", ast.RShift: ">>=", ast.BitOr: "|=",
-    ast.BitXor: "^=", ast.BitAnd: "&=", ast.MatMult: "@=",
-}
 _INPLACE = {
     "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
     "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow,
     "<<=": operator.ilshift, ">>=": operator.irshift, "|=": operator.ior, "^=": operator.ixor,
     "&=": operator.iand, "@=": operator.imatmul,
 }
-
-
-class CompileFailure(Exception):
-    """The learner's code does not compile, or the policy refuses it; carries a line number."""
-
-    def __init__(self, message: str, line: int | None, refused: bool) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.refused = refused
-
-
-def compile_learner(source: str, filename: str = LEARNER_FILENAME) -> Any:
-    """Compile learner code under the policy; raise CompileFailure with a learner-facing text."""
-    try:
-        result = compile_restricted_exec(source, filename=filename, policy=LearnerTransformer)
-    except SyntaxError as exc:  # raised directly by some parser errors
-        raise CompileFailure(f"{exc.msg}", exc.lineno, refused=False) from None
-    except (RecursionError, MemoryError):
-        raise CompileFailure(
-            "your code is nested too deeply for the compiler", None, refused=False
-        ) from None
-    except ValueError as exc:  # e.g. source with NUL bytes
-        raise CompileFailure(str(exc), None, refused=False) from None
-    if result.errors:
-        first = result.errors[0]
-        line = _line_of(first)
-        # IndentationError and TabError are SyntaxErrors too: a compile error, not a refusal.
-        syntax = _strip_line_prefix(first).startswith(
-            ("SyntaxError", "IndentationError", "TabError")
-        )
-        return_text = "; ".join(_strip_line_prefix(error) for error in result.errors[:3])
-        raise CompileFailure(return_text, line, refused=not syntax)
-    return result.code
-
-
-def _line_of(error: str) -> int | None:
-    # RestrictedPython formats errors as "Line 3: ..." (policy) or "Line 3: SyntaxError: ...".
-    if error.startswith("Line "):
-        head = error[5:].split(":", 1)[0]
-        if head.isdigit():
-            return int(head)
-    return None
-
-
-def _strip_line_prefix(error: str) -> str:
-    if error.startswith("Line ") and ":" in error:
-        return error.split(":", 1)[1].strip()
-    return error
 
 
 def _check_attribute(obj: Any, name: Any) -> None:
@@ -348,7 +93,7 @@ class Policy:
     """Builds the globals learner code runs with: guarded builtins, guards and imports."""
 
     def __init__(self) -> None:
-        self.modules: dict[str, Surface] = {**_numpy_surface(), **_stdlib_surface()}
+        self.modules: dict[str, Surface] = {**numpy_surfaces(), **stdlib_surfaces()}
         self.learner_classes: set[type] = set()
         self.print_hook: Callable[[str], None] = lambda text: None
 
@@ -369,7 +114,7 @@ class Policy:
             return value
         if name == "resize":
             value = getattr(obj, name) if default is ... else getattr(obj, name, default)
-            if value is _NDARRAY_RESIZE or (
+            if value is NDARRAY_RESIZE or (
                 type(value) is BuiltinMethodType and isinstance(value.__self__, np.ndarray)
             ):
                 # resize(refcheck=False) frees the data under every view of the array: the
@@ -437,7 +182,7 @@ class Policy:
 
     def learner_class(self, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> type:
         if any(isinstance(base, type) and issubclass(base, np.ndarray) for base in bases):
-            namespace = {**namespace, "__new__": _array_new}  # no arrays over raw buffers
+            namespace = {**namespace, "__new__": array_new}  # no arrays over raw buffers
         cls = type(name, bases, namespace)
         self.learner_classes.add(cls)
         return cls
@@ -517,20 +262,6 @@ def _format_unbound(template: str, *args: Any, **kwargs: Any) -> str:
 
 
 _STR_FORMAT = str.format
-
-
-def _wraps(wrapped: Any) -> Callable[[Any], Any]:
-    """functools.wraps for learner decorators: copies the name and docstring, nothing else."""
-
-    def decorate(wrapper: Any) -> Any:
-        if isinstance(wrapper, FunctionType):
-            for name in ("__name__", "__qualname__", "__doc__"):
-                value = getattr(wrapped, name, None)
-                if isinstance(value, str):
-                    setattr(wrapper, name, value)
-        return wrapper
-
-    return decorate
 
 
 def _type_of(obj: Any, *rest: Any) -> Any:

@@ -26,17 +26,17 @@ from typing import Any
 
 from sandbox import protocol, values
 from sandbox.child import REHEARSAL_SOURCE, receive_assignment, rehearse, run_job
+from sandbox.compiler import HELPERS_FILENAME, compile_learner
 from sandbox.confine import Confinement, default_read_paths
 from sandbox.limits import Limits
 from sandbox.mailbox import Mailbox
-from sandbox.policy import HELPERS_FILENAME, Policy, compile_learner
+from sandbox.policy import Policy
 
 CACHE_ENTRIES = 128
-SPARE_QUIET = 0.0
 # The zygote and its children yield the CPU to the web process: forking spares and tearing
 # down finished children must not delay the host reading a result (learner code gets the
 # same share as before relative to other learners).
-NICENESS = 5  # seconds after a child's end before forking spares (see spare_wait)
+NICENESS = 5
 CONTROL_IN = 0
 CONTROL_OUT = 1
 READ_CHUNK = 1 << 20
@@ -93,7 +93,6 @@ class Zygote:
         self.control = protocol.FrameReader()
         self.compiled: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
         self.dying: set[int] = set()
-        self.last_finish = 0.0
         self.stopping = False
         self.layers = dict(self.confinement.available(), policy=True)
 
@@ -226,19 +225,14 @@ class Zygote:
             and len(self.spares) < self.workers
         )
 
-    def spare_wait(self) -> float | None:
-        """Seconds until a spare may be forked (0: now), or None when none is needed.
+    def spare_due(self) -> bool:
+        """Whether to fork a spare now: only while no child runs.
 
-        A fork costs the zygote milliseconds and busies a core with the new child's set-up.
-        While a child runs, that would delay noticing its end; right after one ends, it would
-        compete with the host reading the result. So spares are forked in quiet moments only,
-        or on demand when a job finds none.
+        A fork costs the zygote milliseconds and busies a core with the new child's set-up;
+        while a child runs, that would delay noticing its end. So spares are forked in quiet
+        moments, and a job that finds none gets a child forked on demand.
         """
-        if not self.spares_short():
-            return None
-        if self.attempts and len(self.attempts) >= len(self.spares) + 1:
-            return None
-        return max(0.0, self.last_finish + SPARE_QUIET - time.monotonic())
+        return self.spares_short() and not self.attempts
 
     def replenish(self) -> None:
         """Fork one spare if fewer than one per worker wait.
@@ -378,7 +372,6 @@ class Zygote:
             "elapsed_ms": (time.monotonic() - attempt.assigned) * 1000,
         }
         self.send(report, spare.mailbox.raw())
-        self.last_finish = time.monotonic()
         spare.mailbox.close()
         self.dispatch()
 
@@ -417,13 +410,11 @@ class Zygote:
                 elif not self.stopping:
                     self.on_exit_fd(key.data)
             timeout = self.check_deadlines()
-            wait = self.spare_wait()
-            if wait is not None:
-                if wait == 0 and not events:
+            if self.spare_due():
+                if not events:
                     self.replenish()
-                    wait = self.spare_wait()
-                if wait is not None and (timeout is None or wait < timeout):
-                    timeout = wait
+                if self.spare_due():
+                    timeout = 0  # poll: fork the next spare only if nothing else is waiting
             if self.dying:
                 self.reap()
                 if self.dying and (timeout is None or timeout > 0.05):

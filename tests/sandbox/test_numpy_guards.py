@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.policy import Policy, compile_learner
+from sandbox.compiler import compile_learner
+from sandbox.policy import Policy
 
 
 def run(source: str):
