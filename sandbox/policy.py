@@ -1,10 +1,11 @@
-"""The language policy learner code is compiled and run under (RestrictedPython).
+"""The language policy learner code runs under: the guards RestrictedPython's code calls.
 
 RestrictedPython is one layer, not the sandbox: the OS layers in ``confine`` hold even if this
 one is bypassed. Its job is to make escapes hard *and* to keep ordinary learner code working:
 loops, comprehensions, classes, ``x[i] += 1``, f-strings, ``print``, numpy broadcasting and
 ``np.random.*`` all run; imports are limited to an allowlist and numpy is an allowlisted
-surface, not the module.
+surface, not the module. Compiling is ``sandbox.compiler``; what can be imported is
+``sandbox.surfaces``; this module holds the runtime guards and the learner's builtins.
 """
 
 from __future__ import annotations
