@@ -226,13 +226,15 @@ class Zygote:
         )
 
     def spare_due(self) -> bool:
-        """Whether to fork a spare now: only while no child runs.
+        """Whether to fork a spare now.
 
-        A fork costs the zygote milliseconds and busies a core with the new child's set-up;
-        while a child runs, that would delay noticing its end. So spares are forked in quiet
-        moments, and a job that finds none gets a child forked on demand.
+        A fork costs the zygote milliseconds and busies a core with the new child's set-up,
+        which would delay noticing a running child's end: so not while more children run than
+        spares wait (the first spare is forked once the zygote is quiet; further ones may
+        overlap a running child, since the next job already has a spare to go to). A job that
+        finds no spare gets a child forked on demand.
         """
-        return self.spares_short() and not self.attempts
+        return self.spares_short() and len(self.attempts) <= len(self.spares)
 
     def replenish(self) -> None:
         """Fork one spare if fewer than one per worker wait.
