@@ -115,6 +115,22 @@ def children(pid: int, table: dict[int, tuple[int, str, int]] | None = None) -> 
     ]
 
 
+def settled_children(
+    zygote: int, workers: int, timeout: float = 2.0
+) -> tuple[dict[int, tuple[int, str, int]], list[int]]:
+    """The process table and the zygote's living children, once at most ``workers`` remain.
+
+    A child is killed as its verdict is sent; the kernel may take a moment to tear it down.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        table = process_table()
+        kids = children(zygote, table)
+        if len(kids) <= workers or time.monotonic() > deadline:
+            return table, kids
+        time.sleep(0.05)
+
+
 def wait_for_no_children(pid: int, timeout: float = 3.0) -> list[int]:
     deadline = time.monotonic() + timeout
     while (found := children(pid)) and time.monotonic() < deadline:
@@ -169,15 +185,8 @@ def nothing_survives(request: pytest.FixtureRequest) -> Iterator[None]:
         return  # the closing test checks that case itself
     zygote = status["zygote_pid"]
     # Spares: confined, waiting for a job, one per worker at most. A child that outlived its
-    # verdict would be one more, and one still running learner code would be burning CPU. (A
-    # child killed as its verdict was sent may take a moment to die: allow it that moment.)
-    deadline = time.monotonic() + 2.0
-    while True:
-        table = process_table()
-        kids = children(zygote, table)
-        if len(kids) <= judge.pool.workers or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
+    # verdict would be one more, and one still running learner code would be burning CPU.
+    table, kids = settled_children(zygote, judge.pool.workers)
     assert len(kids) <= judge.pool.workers, f"zygote children after the verdict: {kids}"
     ticks = os.sysconf("SC_CLK_TCK")
     for kid in kids:
@@ -715,7 +724,7 @@ def test_no_process_or_thread_can_be_started(hostile_judge: Judge, spawner: str)
     report, _ = grade(hostile_judge, on_first_case(SPAWNERS[spawner] + "\nreturn [], 0"))
     assert_first_case_stopped(report, Verdict.runtime_error, "is not allowed")
     zygote = hostile_judge.pool.status()["zygote_pid"]
-    table = process_table()
+    table, kids = settled_children(zygote, hostile_judge.pool.workers)
     # Nothing new under the zygote but its spares, and no orphaned 'sleep' anywhere.
     new = set(table) - before
     for pid in new:
@@ -724,7 +733,7 @@ def test_no_process_or_thread_can_be_started(hostile_judge: Judge, spawner: str)
         except OSError:
             continue
         assert not command.startswith(b"sleep"), f"process {pid} was started: {command!r}"
-    assert len(children(zygote, table)) <= hostile_judge.pool.workers
+    assert len(kids) <= hostile_judge.pool.workers
 
 
 # -- infinite loops -----------------------------------------------------------------------------
