@@ -2,19 +2,31 @@
 
 The host side (``Pool``) is trusted; everything under ``child`` runs in the confined child.
 This package never imports ``app``: it knows nothing of expected outputs or grading.
+
+Names are resolved on first use: the zygote imports this package too, and every module it
+loads (subprocess, threading, hashlib's libcrypto for the host's pool) would be memory every
+fork copies page tables for.
 """
 
-from sandbox.limits import Limits
-from sandbox.pool import Pool, PoolSaturated, SandboxUnavailable
-from sandbox.protocol import CaseRun, ErrorInfo, RunResult, SetupFailure
+from __future__ import annotations
 
-__all__ = [
-    "CaseRun",
-    "ErrorInfo",
-    "Limits",
-    "Pool",
-    "PoolSaturated",
-    "RunResult",
-    "SandboxUnavailable",
-    "SetupFailure",
-]
+from importlib import import_module
+from typing import Any
+
+_HOMES = {
+    "Limits": "sandbox.limits",
+    "Pool": "sandbox.pool",
+    "PoolSaturated": "sandbox.pool",
+    "SandboxUnavailable": "sandbox.pool",
+    "CaseRun": "sandbox.protocol",
+    "ErrorInfo": "sandbox.protocol",
+    "RunResult": "sandbox.protocol",
+    "SetupFailure": "sandbox.protocol",
+}
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOMES:
+        return getattr(import_module(_HOMES[name]), name)
+    raise AttributeError(f"module 'sandbox' has no attribute {name!r}")
