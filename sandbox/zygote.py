@@ -24,13 +24,14 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox import protocol, values
-from sandbox.child import REHEARSAL_SOURCE, receive_assignment, rehearse, run_job
+from sandbox import protocol
+from sandbox.child import receive_assignment, rehearse, run_job
 from sandbox.compiler import HELPERS_FILENAME, compile_learner
 from sandbox.confine import Confinement, default_read_paths
 from sandbox.limits import Limits
 from sandbox.mailbox import Mailbox
 from sandbox.policy import Policy
+from sandbox.warmup import warm_up
 
 CACHE_ENTRIES = 128
 # The zygote and its children yield the CPU to the web process: forking spares and tearing
@@ -99,56 +100,8 @@ class Zygote:
     # -- warm-up ----------------------------------------------------------------------
 
     def warm(self) -> None:
-        """Touch everything a child will use so forks start hot (imports, compiler, numpy)."""
-        import numpy as np
-
-        sample = (
-            "import numpy as np\n"
-            "def f(a):\n"
-            "    np.random.seed(1)\n"
-            "    x = [i for i in a]\n"
-            "    x[0] += 1\n"
-            "    return f'{x}', np.cumsum(np.array(a))\n"
-        )
-        namespace = self.policy.namespace()
-        exec(compile_learner(sample), namespace)
-        namespace["f"]([1, 2])
-        np.random.uniform()
-        np.random.rand()
-        np.random.default_rng(0).random()
-        # Methods that import numpy helpers lazily on first use: import them here, not in
-        # a confined child (where every module load is a file read Landlock may refuse).
-        array = np.array([[0.5, 0.25], [0.125, 0.125]])
-        for method in (
-            "sum",
-            "mean",
-            "std",
-            "var",
-            "min",
-            "max",
-            "any",
-            "all",
-            "prod",
-            "cumsum",
-            "argmax",
-            "argmin",
-            "round",
-            "clip",
-            "copy",
-        ):
-            getattr(array, method)()
-        np.linalg.norm(array)
-        np.unique(array)
-        np.sort(array)
-        repr(array)
-        str(array)
-        np.random.choice(3, p=[0.5, 0.25, 0.25])
-        np.isclose(array, array).all()
-        np.searchsorted(np.cumsum([0.5, 0.5]), 0.5, side="right")
-        json.loads(json.dumps({"a": [1.5, None]}))
-        values.tag((np.int64(1), [1.0], np.zeros(2)))
-        self.rehearsal = (None, compile_learner(REHEARSAL_SOURCE))
-        rehearse(self.policy, self.rehearsal)
+        """Touch everything a child will use, then freeze the heap, so forks start hot."""
+        self.rehearsal = warm_up(self.policy)
         gc.collect()
         gc.freeze()  # keep the warm heap out of the children's collections: fewer COW copies
 
