@@ -1,0 +1,102 @@
+"""The baseline server: the judge's app with a FreshJudge, which starts a brand-new
+interpreter per grade (the design the warm zygote replaces), run by ``--serve-fresh PORT``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import threading
+from typing import TYPE_CHECKING, cast
+
+from app.bench import fresh_grade
+from app.catalog import Exercise
+from app.schemas import Report
+
+if TYPE_CHECKING:
+    from app.judge import Judge
+
+
+class FreshJudge:
+    """Same interface as app.judge.Judge, but every grade starts a brand-new interpreter.
+
+    The child gets the same confinement, harness and checks as the warm pool (it runs
+    ``app.bench.fresh_grade``); only where the process comes from differs. At most one
+    interpreter per core runs at a time, like the pool's one child per core.
+    """
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or os.cpu_count() or 1
+        self._slots = threading.BoundedSemaphore(self.workers)
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._completed = 0
+        self._layers = _fresh_layers()
+
+    def grade(self, exercise: Exercise, code: str) -> Report:
+        with self._slots:
+            with self._lock:
+                self._in_flight += 1
+            try:
+                return fresh_grade(exercise, code)
+            finally:
+                with self._lock:
+                    self._in_flight -= 1
+                    self._completed += 1
+
+    async def grade_async(self, exercise: Exercise, code: str) -> Report:
+        return await asyncio.to_thread(self.grade, exercise, code)
+
+    def health(self) -> dict[str, object]:
+        with self._lock:
+            pool = {
+                "alive": True,
+                "mode": "fresh interpreter per submission",
+                "workers": self.workers,
+                "in_flight": self._in_flight,
+                "completed": self._completed,
+            }
+        return {"layers": dict(self._layers), "pool": pool}
+
+    def close(self) -> None:
+        """Nothing runs between grades: nothing to stop."""
+
+
+def _fresh_layers() -> dict[str, bool]:
+    """The layers a fresh child gets here: the same Confinement, built and thrown away."""
+    from sandbox.confine import Confinement, default_read_paths
+
+    confinement = Confinement(default_read_paths())
+    try:
+        return {**confinement.available(), "policy": True}
+    finally:
+        confinement.close()
+
+
+def serve_fresh(host: str, port: int) -> None:
+    """``--serve-fresh PORT``: the judge's app, its grading done by FreshJudge."""
+    import uvicorn
+
+    from app.config import Settings
+    from app.main import create_app
+
+    settings = Settings.from_env(host=host, port=port)
+    judge = FreshJudge(settings.workers)
+    # FreshJudge has the methods the app calls on a Judge (grade_async, health, close).
+    app = create_app(settings, judge=cast("Judge", judge))
+    # The same server settings as app.server.run, so the comparison is about the judge.
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        lifespan="on",
+        timeout_graceful_shutdown=10,
+        log_level="info",
+        server_header=False,
+    )
+    server = uvicorn.Server(config)
+    signal.signal(signal.SIGTERM, lambda *_: setattr(server, "should_exit", True))
+    server.run()
+    if not server.started:
+        sys.exit(3)

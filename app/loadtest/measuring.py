@@ -1,0 +1,174 @@
+"""Measuring a running server: bounded phases of load (latency, throughput), their
+percentiles, and the CPU each grade cost the server, read from /proc around each phase."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from app.loadtest.clients import JSON_HEADERS, RAW_ERRORS, RawConnection, pooled_client
+from app.loadtest.servers import running_server
+
+WARMUP_REQUESTS = 20
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+async def measure(
+    url: str,
+    path: str,
+    body: bytes,
+    *,
+    count: int,
+    duration: float,
+    concurrency: int,
+    client: str = "httpx",
+) -> dict[str, Any]:
+    """Send up to ``count`` grades with ``concurrency`` in flight, stopping at ``duration`` s.
+
+    ``client`` is ``httpx`` (one pooled AsyncClient) or ``raw`` (one RawConnection per worker).
+    """
+    latencies: list[float] = []
+    outcomes: Counter[str] = Counter()
+    remaining = count
+    target = httpx.URL(url)
+    async with pooled_client(url, concurrency) as pooled:
+        started = time.perf_counter()
+        cpu_started = time.process_time()  # this process runs only the client meanwhile
+        deadline = started + duration
+
+        async def worker() -> None:
+            nonlocal remaining
+            raw = RawConnection(target.host, target.port or 80, path, body)
+            try:
+                while remaining > 0 and time.perf_counter() < deadline:
+                    remaining -= 1
+                    sent = time.perf_counter()
+                    try:
+                        if client == "raw":
+                            status, data = await raw.post()
+                        else:
+                            response = await pooled.post(path, content=body, headers=JSON_HEADERS)
+                            status, data = response.status_code, response.content
+                    except (httpx.HTTPError, *RAW_ERRORS) as exc:
+                        outcomes[f"transport error: {type(exc).__name__}"] += 1
+                        continue
+                    elapsed_ms = (time.perf_counter() - sent) * 1000
+                    if status == 200:
+                        latencies.append(elapsed_ms)
+                        outcomes[str(json.loads(data).get("verdict"))] += 1
+                    elif status == 503:
+                        outcomes["503"] += 1  # saturated: not a grade
+                    else:
+                        outcomes[f"http {status}"] += 1
+            finally:
+                await raw.close()
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        seconds = time.perf_counter() - started
+        client_cpu = time.process_time() - cpu_started
+    grades = len(latencies)
+    sent = sum(outcomes.values())
+    return {
+        "concurrency": concurrency,
+        "requests": sent,
+        "grades": grades,
+        "accepted": outcomes.get("accepted", 0),
+        "saturated_503": outcomes.get("503", 0),
+        "other": {k: v for k, v in outcomes.items() if k not in ("accepted", "503")},
+        "seconds": round(seconds, 3),
+        "grades_per_s": round(grades / seconds, 1) if seconds > 0 else 0.0,
+        "p50_ms": round(percentile(latencies, 0.50), 2) if latencies else None,
+        "p99_ms": round(percentile(latencies, 0.99), 2) if latencies else None,
+        "mean_ms": round(statistics.fmean(latencies), 2) if latencies else None,
+        # The load generator shares the machine's cores with the server: what it cost.
+        "client_cpu_ms_per_request": round(client_cpu * 1000 / sent, 3) if sent else None,
+    }
+
+
+def run_server_phases(
+    command: list[str],
+    url: str,
+    env: dict[str, str],
+    log_path: Path,
+    body: bytes,
+    path: str,
+    *,
+    count: int,
+    duration: float,
+    concurrency: int,
+    client: str = "httpx",
+) -> dict[str, Any]:
+    """Start one server and run its warm-up, latency (c=1) and throughput phases."""
+    with running_server(command, url, env, log_path) as health:
+        pid = int(health["pid"])
+
+        def phase(n: int, c: int) -> dict[str, Any]:
+            web_before, sandbox_before = tree_cpu_seconds(pid)
+            row = asyncio.run(
+                measure(url, path, body, count=n, duration=duration, concurrency=c, client=client)
+            )
+            web_after, sandbox_after = tree_cpu_seconds(pid)
+            web, sandbox = web_after - web_before, sandbox_after - sandbox_before
+            grades = row["grades"]
+            row["server_cpu_ms_per_grade"] = (
+                round((web + sandbox) * 1000 / grades, 3) if grades else None
+            )
+            row["web_cpu_ms_per_grade"] = round(web * 1000 / grades, 3) if grades else None
+            row["sandbox_cpu_ms_per_grade"] = round(sandbox * 1000 / grades, 3) if grades else None
+            return row
+
+        warm_up = phase(min(WARMUP_REQUESTS, max(1, count // 5)), 1)
+        latency = phase(count, 1)
+        throughput = phase(count, concurrency)
+    return {
+        "layers": health.get("sandbox", {}),
+        "pool": health.get("pool", {}),
+        "warm_up": warm_up,
+        "latency": latency,
+        "throughput": throughput,
+    }
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(pid: int) -> tuple[float, float]:
+    """(the process's own CPU seconds, its descendants' including reaped ones), from /proc.
+
+    Each process counts its own time plus that of the children it has waited for, so the
+    zygote's forked children and the fresh interpreters are included once they exit. For the
+    judge the first part is the web process, the second the sandbox.
+    """
+    parents: dict[int, int] = {}
+    own: dict[int, float] = {}
+    reaped: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # fields[0] is the state (stat field 3): ppid is field 4, utime..cstime fields 14-17.
+        parents[int(entry.name)] = int(fields[1])
+        own[int(entry.name)] = (int(fields[11]) + int(fields[12])) / _TICK
+        reaped[int(entry.name)] = (int(fields[13]) + int(fields[14])) / _TICK
+    tree, frontier = {pid}, {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - tree
+        tree |= frontier
+    rest = sum(own.get(p, 0.0) for p in tree - {pid}) + sum(reaped.get(p, 0.0) for p in tree)
+    return own.get(pid, 0.0), rest
