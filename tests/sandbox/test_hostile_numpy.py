@@ -1,0 +1,158 @@
+"""Hostile learner code against the real judge: numpy's submodules, file APIs, raw memory and
+object arrays (see hostile.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.judge import Judge
+from app.schemas import Verdict
+from tests.sandbox.hostile import assert_first_case_stopped, dir_listing, grade, on_first_case
+
+# -- numpy: submodules, file APIs, raw memory -----------------------------------------------
+
+NUMPY_ESCAPES = {
+    "np.ctypeslib": ("np.ctypeslib.as_array(np.zeros(1))", "ctypeslib"),
+    "np.lib.format": ("np.lib.format.write_array(PATH, np.zeros(1))", "'lib'"),
+    "np.testing": ("np.testing.assert_equal(1, 1)", "testing"),
+    "np.f2py": ("np.f2py.compile('x', modulename='m')", "f2py"),
+    "np.core": ("np.core.multiarray.array([1])", "numpy.core"),
+    "np.load": ("np.load(PATH, allow_pickle=True)", "load"),
+    "np.save": ("np.save(PATH, np.zeros(2))", "save"),
+    "np.savetxt": ("np.savetxt(PATH, np.zeros(2))", "savetxt"),
+    "np.fromfile": ("np.fromfile(PATH)", "fromfile"),
+    "np.memmap": ("np.memmap(PATH, mode='w+', shape=(4,))", "memmap"),
+    "np.loadtxt": ("np.loadtxt(PATH)", "loadtxt"),
+    "np.genfromtxt": ("np.genfromtxt(PATH)", "genfromtxt"),
+    "np.fromregex": ("np.fromregex(PATH, 'x', [('a', float)])", "fromregex"),
+    "np.DataSource": ("np.DataSource().open(PATH, 'w')", "DataSource"),
+    "arr.tofile": ("np.zeros(2).tofile(PATH)", "tofile"),
+    "arr.dump": ("np.zeros(2).dump(PATH)", "dump"),
+    "arr.dumps": ("np.zeros(2).dumps()", "dumps"),
+    "arr.ctypes": ("np.zeros(2).ctypes.data", "ctypes"),
+    "ndarray.tofile unbound": ("np.ndarray.tofile(np.zeros(2), PATH)", "tofile"),
+    "bit_generator.ctypes": ("np.random.default_rng(0).bit_generator.ctypes", "ctypes"),
+    "bit_generator.cffi": ("np.random.default_rng(0).bit_generator.cffi", "cffi"),
+    "getattr(np, 'lib')": ("getattr(np, 'lib').format.open_memmap(PATH, mode='w+')", "'lib'"),
+    "getattr(arr, 'tofile')": ("getattr(np.zeros(2), 'tofile')(PATH)", "tofile"),
+    "import numpy.ctypeslib": ("import numpy.ctypeslib", "numpy.ctypeslib"),
+    "from numpy.lib import format": ("from numpy.lib import format", "numpy.lib"),
+    "import numpy.f2py": ("import numpy.f2py", "numpy.f2py"),
+    "import numpy.distutils": ("import numpy.distutils", "numpy.distutils"),
+    "import numpy.lib.stride_tricks": ("import numpy.lib.stride_tricks", "numpy.lib"),
+    "from numpy import ctypeslib": ("from numpy import ctypeslib", "ctypeslib"),
+    "from numpy import testing": ("from numpy import testing", "testing"),
+    "numpy.random module attributes": ("np.random.mtrand", "mtrand"),
+}
+
+
+@pytest.mark.parametrize("name", list(NUMPY_ESCAPES))
+def test_numpy_escape_routes_are_refused(hostile_judge: Judge, open_dir: Path, name: str) -> None:
+    call, needle = NUMPY_ESCAPES[name]
+    target = open_dir / f"numpy-{list(NUMPY_ESCAPES).index(name)}.npy"
+    before = dir_listing(open_dir)
+    report, _ = grade(hostile_judge, on_first_case(call.replace("PATH", repr(str(target)))))
+    assert_first_case_stopped(report, Verdict.runtime_error, needle)
+    assert not target.exists()
+    assert dir_listing(open_dir) == before
+
+
+# -- numpy: raw memory ----------------------------------------------------------------------
+
+MEMORY_TRICKS = {
+    # an object array over raw bytes: every 8 bytes become a PyObject pointer
+    "ndarray over a buffer, object dtype": "np.ndarray((1,), object, np.ones(1))",
+    "ndarray over a buffer, keywords": (
+        "np.ndarray(shape=(10**6,), dtype=np.float64, buffer=np.zeros(1))"
+    ),
+    "type(array) over a buffer": "type(np.zeros(1))((1,), object, np.ones(1))",
+    "ndarray subclass over a buffer": """
+        class Sub(np.ndarray):
+            pass
+        Sub((1,), object, np.ones(1))
+    """,
+    "functools.partial of ndarray": """
+        import functools
+        functools.partial(np.ndarray, (1,), object, np.ones(1))()
+    """,
+    # resize(refcheck=False) frees the data under the views: they read freed memory
+    "resize under a view": """
+        a = np.zeros(4, dtype=object)
+        view = a[:]
+        a.resize(10**6, refcheck=False)
+        return [repr(view)], 0
+    """,
+    "unbound resize": "np.ndarray.resize(np.zeros(4), 10**6, refcheck=False)",
+    # a bit generator's capsule holds no reference to it: Generator(fake) calls freed pointers
+    "bit generator capsule": """
+        def capsule_of_a_dead_generator():
+            return np.random.default_rng(0).bit_generator.capsule
+        class Fake:
+            pass
+        fake = Fake()
+        fake.capsule = capsule_of_a_dead_generator()
+        fake.lock = np.random.default_rng(1).bit_generator.lock
+        junk = [b"A" * n for n in range(100, 200) for _ in range(50)]
+        return [np.random.Generator(fake).random()], 0
+    """,
+    "view as object": "np.zeros(4).view(object)",
+    "field of another type": "np.zeros(2).getfield(object, 0)",
+}
+
+
+@pytest.mark.parametrize("name", list(MEMORY_TRICKS))
+def test_numpy_raw_memory_tricks_are_refused(hostile_judge: Judge, name: str) -> None:
+    report, _ = grade(hostile_judge, on_first_case(MEMORY_TRICKS[name]))
+    assert_first_case_stopped(report, Verdict.runtime_error)
+    message = report.tests[0].message or ""
+    assert "segmentation" not in message  # refused by the policy or numpy, not a crash
+    assert "Error" in message
+
+
+# -- numpy: object arrays -------------------------------------------------------------------
+
+# items frees them mid-sort (use after free: a crash, or a freed object read as another).
+REENTRANT_COMPARISON = """
+    calls = [0]
+    keys = np.array([0] * 101, dtype=object)
+    class Key:
+        def __init__(self, v):
+            self.v = v
+        def __lt__(self, other):
+            calls[0] += 1
+            if calls[0] % 20 == 0:
+                for i in range(len(keys)):
+                    keys[i] = Key(-i)
+                junk = [b"A" * 40 for _ in range(20000)]
+            return self.v < other.v
+    for i in range(101):
+        keys[i] = Key((i * 7919) % 101)
+    OPERATION
+    return [], 0
+"""
+
+
+@pytest.mark.parametrize("operation", ["keys.sort()", "np.argmax(keys)"])
+def test_a_reentrant_comparison_in_an_object_sort_is_contained(
+    hostile_judge: Judge, operation: str
+) -> None:
+    report, _ = grade(
+        hostile_judge, on_first_case(REENTRANT_COMPARISON.replace("OPERATION", operation))
+    )
+    # Whatever the freed memory does, it is this case's error (or its wrong answer), never a
+    # pass, and the other cases run in fresh children.
+    assert report.verdict in (Verdict.runtime_error, Verdict.wrong_answer)
+    assert_first_case_stopped(report, report.verdict)
+
+
+@pytest.mark.parametrize("operation", ["keys.sort()", "np.argmax(keys)"])
+def test_a_reentrant_comparison_in_an_object_sort_is_refused(
+    hostile_judge: Judge, operation: str
+) -> None:
+    report, _ = grade(
+        hostile_judge, on_first_case(REENTRANT_COMPARISON.replace("OPERATION", operation))
+    )
+    assert_first_case_stopped(report, Verdict.runtime_error, "not available in the judge")
