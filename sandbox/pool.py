@@ -8,6 +8,7 @@ thread resolves futures as results arrive; if the zygote dies, every pending job
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import itertools
 import json
@@ -53,6 +54,17 @@ class _Job:
     record: JobRecord
     body: bytes
     key: str
+
+
+PIPE_BYTES = 1 << 20
+F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+
+
+def _enlarge_pipe(fd: int) -> None:
+    try:
+        fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES)
+    except OSError:  # above /proc/sys/fs/pipe-max-size for an unprivileged user: keep the default
+        pass
 
 
 class PoolSaturated(RuntimeError):
@@ -113,7 +125,11 @@ class Pool:
             close_fds=True,
             start_new_session=True,
         )
-        assert process.stdout is not None
+        assert process.stdout is not None and process.stdin is not None
+        # Room for whole jobs in both pipes: submit() runs on the web server's event loop, and a
+        # write must not wait for a zygote busy forking (nor the zygote for a slow reader).
+        for pipe in (process.stdin, process.stdout):
+            _enlarge_pipe(pipe.fileno())
         reader = protocol.FrameReader()
         started = time.monotonic()
         ready: dict[str, Any] | None = None
