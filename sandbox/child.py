@@ -14,7 +14,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -30,36 +30,26 @@ LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)
 FOREIGN_SEED = 20_240_917
 
 
-class OutputLimitExceeded(Exception):
-    """Raised into learner code when it prints past the cap; the flag stays set regardless."""
-
-
 class Capture:
-    """Captured stdout of one case, capped.
+    """Captured stdout of one case (or of loading the module), capped.
 
-    Past the cap the case's verdict is settled, so ``on_overflow`` reports it and ends this
-    child at once (learner code that swallows exceptions cannot keep printing); the zygote then
-    runs the remaining cases in a fresh child.
+    Past the cap the verdict is settled, so ``on_overflow`` reports it and ends this child at
+    once (it never returns: learner code that swallows exceptions cannot keep printing); the
+    zygote then runs the remaining cases in a fresh child.
     """
 
-    def __init__(self, cap: int, on_overflow: Callable[[Capture], None] | None = None) -> None:
+    def __init__(self, cap: int, on_overflow: Callable[[Capture], NoReturn]) -> None:
         self.cap = cap
         self.parts: list[str] = []
         self.size = 0
-        self.overflowed = False
         self.on_overflow = on_overflow
 
     def write(self, text: str) -> None:
-        if self.overflowed:
-            raise OutputLimitExceeded("output limit exceeded")
         room = self.cap - self.size
         if len(text) > room:
             self.parts.append(text[:room])
             self.size = self.cap
-            self.overflowed = True
-            if self.on_overflow is not None:
-                self.on_overflow(self)
-            raise OutputLimitExceeded("output limit exceeded")
+            self.on_overflow(self)
         self.parts.append(text)
         self.size += len(text)
 
@@ -106,8 +96,8 @@ def receive_assignment(fd: int) -> tuple[dict[str, Any], dict[str, Any]]:
             return header, json.loads(body)
 
 
-def _abandon_setup(reply: Mailbox, cap: int) -> Callable[[Capture], None]:
-    def abandon(capture: Capture) -> None:
+def _abandon_setup(reply: Mailbox, cap: int) -> Callable[[Capture], NoReturn]:
+    def abandon(capture: Capture) -> NoReturn:
         message = f"your code printed more than {cap // 1024} KB while it was being loaded"
         reply.send({"t": "setup", "kind": "output", "message": message, "line": None})
         os._exit(0)
@@ -115,8 +105,8 @@ def _abandon_setup(reply: Mailbox, cap: int) -> Callable[[Capture], None]:
     return abandon
 
 
-def _abandon_case(reply: Mailbox, index: int) -> Callable[[Capture], None]:
-    def abandon(capture: Capture) -> None:
+def _abandon_case(reply: Mailbox, index: int) -> Callable[[Capture], NoReturn]:
+    def abandon(capture: Capture) -> NoReturn:
         reply.send(
             {
                 "t": "case",
@@ -255,8 +245,6 @@ def run_job(
         except BaseException as exc:  # SystemExit, KeyboardInterrupt, GeneratorExit, ...
             outcome, error = "raised", learner_error(exc)
         duration_ms = (time.perf_counter() - started) * 1000
-        if capture.overflowed:
-            outcome, value, error = "output", None, None
         draws = None
         if random_mode == "generator":
             generator = arguments[job["rng_argument"]]
@@ -274,7 +262,7 @@ def run_job(
                 "value": value,
                 "error": error,
                 "output": capture.text(),
-                "output_truncated": capture.overflowed,
+                "output_truncated": False,  # a cut output ended the case (see Capture)
                 "duration_ms": duration_ms,
                 "draws": draws,
                 "inputs_after": inputs_after,

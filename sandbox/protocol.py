@@ -78,10 +78,6 @@ class FrameReader:
         """Whole payloads, each parsed as one JSON object."""
         return [_json_object(payload) for payload in self.feed_raw(data)]
 
-    @property
-    def pending(self) -> int:
-        return len(self._buffer)
-
 
 # -- what the child reports ---------------------------------------------------------------
 

@@ -195,8 +195,6 @@ class Zygote:
         Called only when nothing else is pending: a fork takes milliseconds here, and a child
         that just finished should not wait for it to be noticed.
         """
-        while len(self.spares) > self.workers:
-            self.discard(self.spares.popleft())
         if self.spares_short():
             assert self.recent_limits is not None
             self.spares.append(self.fork_spare(self.recent_limits))
