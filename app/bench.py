@@ -22,7 +22,7 @@ from app.catalog import Catalog, Exercise
 from app.judge import Judge, build_report
 from app.schemas import Report, Status
 from sandbox import protocol
-from sandbox.pool import PROJECT_ROOT, zygote_environment
+from sandbox.pool import PROJECT_ROOT, job_document, zygote_environment
 from sandbox.protocol import RunResult
 
 FRESH_BOOTSTRAP = (
@@ -68,28 +68,16 @@ def _measure(grade: Callable[[], Report], n: int, concurrency: int) -> dict[str,
 def fresh_grade(exercise: Exercise, code: str) -> Report:
     """Grade once in a brand-new interpreter (the baseline)."""
     started = time.perf_counter()
-    job = {
-        "op": "run",
-        "job": 1,
-        "code": code,
-        "entry_point": exercise.entry_point,
-        "cases": exercise.case_inputs(),
-        "parameters": exercise.parameters,
-        "random_mode": exercise.random_mode,
-        "rng_argument": exercise.random_argument,
-        "helpers": exercise.helpers_code,
-        "limits": {
-            name: getattr(exercise.limits, name)
-            for name in (
-                "time_ms",
-                "memory_mb",
-                "output_bytes",
-                "reply_bytes",
-                "code_bytes",
-                "open_files",
-            )
-        },
-    }
+    job = job_document(
+        code=code,
+        entry_point=exercise.entry_point,
+        cases=exercise.case_inputs(),
+        parameters=exercise.parameters,
+        limits=exercise.limits,
+        random_mode=exercise.random_mode,
+        rng_argument=exercise.random_argument,
+        helpers=exercise.helpers_code,
+    )
     completed = subprocess.run(
         [sys.executable, "-I", "-c", FRESH_BOOTSTRAP, PROJECT_ROOT],
         input=protocol.encode(job),

@@ -67,6 +67,30 @@ def _enlarge_pipe(fd: int) -> None:
         pass
 
 
+def job_document(
+    *,
+    code: str,
+    entry_point: str,
+    cases: list[dict[str, Any]],
+    parameters: dict[str, str],
+    limits: Limits,
+    random_mode: str = "none",
+    rng_argument: str | None = None,
+    helpers: str = "",
+) -> dict[str, Any]:
+    """The job a child runs: code and case inputs, never anything expected of them."""
+    return {
+        "code": code,
+        "entry_point": entry_point,
+        "cases": cases,
+        "parameters": parameters,
+        "random_mode": random_mode,
+        "rng_argument": rng_argument,
+        "helpers": helpers,
+        "limits": asdict(limits),
+    }
+
+
 class PoolSaturated(RuntimeError):
     """Every worker is busy and the queue is full: try again shortly."""
 
@@ -222,19 +246,17 @@ class Pool:
         helpers: str = "",
     ) -> Future[RunResult]:
         """Queue one submission; returns at once. Raises PoolSaturated when full."""
-        body = json.dumps(
-            {
-                "code": code,
-                "entry_point": entry_point,
-                "cases": cases,
-                "parameters": parameters,
-                "random_mode": random_mode,
-                "rng_argument": rng_argument,
-                "helpers": helpers,
-                "limits": asdict(limits),
-            },
-            separators=(",", ":"),
-        ).encode("utf-8", "surrogatepass")
+        document = job_document(
+            code=code,
+            entry_point=entry_point,
+            cases=cases,
+            parameters=parameters,
+            limits=limits,
+            random_mode=random_mode,
+            rng_argument=rng_argument,
+            helpers=helpers,
+        )
+        body = json.dumps(document, separators=(",", ":")).encode("utf-8", "surrogatepass")
         key = hashlib.sha256(
             helpers.encode("utf-8", "surrogatepass") + b"\0" + code.encode("utf-8", "surrogatepass")
         ).hexdigest()
