@@ -25,6 +25,9 @@ from sandbox import protocol
 from sandbox.pool import PROJECT_ROOT, job_document, zygote_environment
 from sandbox.protocol import RunResult
 
+# A learner reads a result before running again; 20 ms is far shorter than that, and enough
+# for the pool to have a confined child ready.
+LIGHT_LOAD_THINK_MS = 20.0
 FRESH_BOOTSTRAP = (
     "import sys; sys.path.insert(0, sys.argv[1]); from sandbox.fresh import main; main()"
 )
@@ -36,8 +39,14 @@ def _percentile(values: list[float], fraction: float) -> float:
     return ordered[index]
 
 
-def _measure(grade: Callable[[], Report], n: int, concurrency: int) -> dict[str, Any]:
-    """Run n grades with `concurrency` in flight; latency per grade and overall throughput."""
+def _measure(
+    grade: Callable[[], Report], n: int, concurrency: int, think_ms: float = 0.0
+) -> dict[str, Any]:
+    """Run n grades with `concurrency` in flight; latency per grade and overall throughput.
+
+    ``think_ms`` pauses each client between grades, as a learner reading results does: the
+    pool then has the quiet moments it uses to prepare children, unlike back-to-back grades.
+    """
     latencies: list[float] = []
     failures = 0
 
@@ -48,6 +57,8 @@ def _measure(grade: Callable[[], Report], n: int, concurrency: int) -> dict[str,
         latencies.append((time.perf_counter() - started) * 1000)
         if report.status != Status.passed:
             failures += 1
+        if think_ms:
+            time.sleep(think_ms / 1000)
 
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=concurrency) as executor:
@@ -56,6 +67,7 @@ def _measure(grade: Callable[[], Report], n: int, concurrency: int) -> dict[str,
     return {
         "grades": n,
         "concurrency": concurrency,
+        "think_ms": think_ms,
         "seconds": round(elapsed, 3),
         "grades_per_s": round(n / elapsed, 1),
         "p50_ms": round(_percentile(latencies, 0.50), 2),
@@ -143,6 +155,9 @@ def run_bench(
         for _ in range(20):  # warm the path (first forks, page cache, code caches)
             judge.grade(exercise, code)
         warm_latency = _measure(lambda: judge.grade(exercise, code), min(n, 300), 1)
+        warm_light = _measure(
+            lambda: judge.grade(exercise, code), min(n, 100), 1, think_ms=LIGHT_LOAD_THINK_MS
+        )
         warm = _measure(lambda: judge.grade(exercise, code), n, concurrency)
         layers = judge.health()["layers"]
     finally:
@@ -155,7 +170,7 @@ def run_bench(
         "exercise": exercise.id,
         "cpus": os.cpu_count(),
         "layers": layers,
-        "warm": {"latency": warm_latency, "throughput": warm},
+        "warm": {"latency": warm_latency, "throughput": warm, "light_load": warm_light},
         "fresh": {"latency": fresh_latency, "throughput": fresh},
         "fork_floor": floor,
         "throughput_ratio": round(warm["grades_per_s"] / fresh["grades_per_s"], 1),
@@ -165,7 +180,7 @@ def run_bench(
         print(json.dumps(summary, indent=2))
     else:
         _print_summary(summary)
-    failures = warm["failures"] + fresh["failures"] + warm_latency["failures"]
+    failures = sum(row["failures"] for row in (warm, fresh, warm_latency, warm_light))
     return 1 if failures else 0
 
 
@@ -183,6 +198,12 @@ def _print_summary(summary: dict[str, Any]) -> None:
                 f"{name:<26}{row['grades']:>8}{row['grades_per_s']:>11.1f}"
                 f"{row['p50_ms']:>9.2f}{row['p99_ms']:>9.2f}"
             )
+    light = summary["warm"]["light_load"]
+    print(
+        f"{'warm pool, light load':<26}{light['grades']:>8}{'':>11}"
+        f"{light['p50_ms']:>9.2f}{light['p99_ms']:>9.2f}"
+        f"   (c=1, {light['think_ms']:.0f} ms between grades)"
+    )
     floor = summary["fork_floor"]
     if "wall_ms" in floor:
         print(

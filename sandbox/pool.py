@@ -57,6 +57,7 @@ class _Job:
 
 
 PIPE_BYTES = 1 << 20
+READ_CHUNK = 1 << 16  # smaller than PIPE_BYTES: a 1 MiB read buffer is mapped afresh each time
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 
@@ -309,7 +310,7 @@ class Pool:
         fd = process.stdout.fileno()
         try:
             while True:
-                data = os.read(fd, 1 << 20)
+                data = os.read(fd, READ_CHUNK)
                 if not data:
                     break
                 for payload in reader.feed_raw(data):
