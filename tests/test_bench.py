@@ -17,6 +17,9 @@ def test_bench_reports_warm_fresh_and_floor(capsys) -> None:
             row = summary[path][phase]
             assert row["failures"] == 0
             assert row["grades_per_s"] > 0 and row["p50_ms"] <= row["p99_ms"]
+    light = summary["warm"]["light_load"]  # c=1 with a pause between grades
+    assert light["concurrency"] == 1 and light["think_ms"] > 0 and light["failures"] == 0
+    assert light["grades"] == 4 and light["p50_ms"] <= light["p99_ms"]
     assert summary["fork_floor"]["grades"] == 4
     assert summary["fork_floor"]["cpu_ms"] > 0
     assert summary["layers"]["seccomp"] and summary["layers"]["policy"]

@@ -14,8 +14,8 @@ from app.loadtest import FreshJudge, add_arguments, loopback, percentile
 
 ROOT = Path(__file__).resolve().parents[1]
 PHASE_KEYS = {
-    "concurrency", "requests", "grades", "accepted", "saturated_503", "other", "seconds",
-    "grades_per_s", "p50_ms", "p99_ms", "mean_ms", "client_cpu_ms_per_request",
+    "concurrency", "think_ms", "requests", "grades", "accepted", "saturated_503", "other",
+    "seconds", "grades_per_s", "p50_ms", "p99_ms", "mean_ms", "client_cpu_ms_per_request",
     "server_cpu_ms_per_grade", "web_cpu_ms_per_grade", "sandbox_cpu_ms_per_grade",
 }  # fmt: skip
 
@@ -59,6 +59,10 @@ def test_tiny_run_prints_the_summary_as_json_and_every_grade_is_accepted(client:
             assert row["other"] == {}, row
             assert row["p50_ms"] <= row["p99_ms"]
             assert row["grades_per_s"] > 0
+    light = summary["warm"]["light_load"]  # paced c=1, warm server only
+    assert set(light) == PHASE_KEYS and light["think_ms"] > 0 and light["concurrency"] == 1
+    assert light["grades"] == light["accepted"] == 5 and light["other"] == {}, light
+    assert "light_load" not in summary["fresh"]
     assert summary["fresh"]["pool"]["mode"] == "fresh interpreter per submission"
     assert summary["ratio"]["throughput"] > 0
     assert set(summary["meets"]) == {"p50_ms", "p99_ms", "grades_per_s", "ratio"}

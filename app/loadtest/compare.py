@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             duration=args.duration,
             concurrency=args.concurrency,
             client=args.client,
+            light_load=True,
         )
         port = free_port(host)
         fresh_cmd = [

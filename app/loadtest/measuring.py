@@ -18,6 +18,9 @@ from app.loadtest.clients import JSON_HEADERS, RAW_ERRORS, RawConnection, pooled
 from app.loadtest.servers import running_server
 
 WARMUP_REQUESTS = 20
+# Light load: one learner at a time, each pausing between runs (a real one reads for seconds).
+LIGHT_LOAD_REQUESTS = 100
+LIGHT_LOAD_THINK_MS = 20.0
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -35,10 +38,12 @@ async def measure(
     duration: float,
     concurrency: int,
     client: str = "httpx",
+    think_ms: float = 0.0,
 ) -> dict[str, Any]:
     """Send up to ``count`` grades with ``concurrency`` in flight, stopping at ``duration`` s.
 
     ``client`` is ``httpx`` (one pooled AsyncClient) or ``raw`` (one RawConnection per worker).
+    ``think_ms`` pauses each worker between requests (light load); the pause is not latency.
     """
     latencies: list[float] = []
     outcomes: Counter[str] = Counter()
@@ -73,6 +78,8 @@ async def measure(
                         outcomes["503"] += 1  # saturated: not a grade
                     else:
                         outcomes[f"http {status}"] += 1
+                    if think_ms:
+                        await asyncio.sleep(think_ms / 1000)
             finally:
                 await raw.close()
 
@@ -83,6 +90,7 @@ async def measure(
     sent = sum(outcomes.values())
     return {
         "concurrency": concurrency,
+        "think_ms": think_ms,
         "requests": sent,
         "grades": grades,
         "accepted": outcomes.get("accepted", 0),
@@ -110,15 +118,20 @@ def run_server_phases(
     duration: float,
     concurrency: int,
     client: str = "httpx",
+    light_load: bool = False,
 ) -> dict[str, Any]:
-    """Start one server and run its warm-up, latency (c=1) and throughput phases."""
+    """Start one server and run its warm-up, latency (c=1) and throughput phases, and with
+    ``light_load`` a paced c=1 phase."""
     with running_server(command, url, env, log_path) as health:
         pid = int(health["pid"])
 
-        def phase(n: int, c: int) -> dict[str, Any]:
+        def phase(n: int, c: int, think_ms: float = 0.0) -> dict[str, Any]:
             web_before, sandbox_before = tree_cpu_seconds(pid)
             row = asyncio.run(
-                measure(url, path, body, count=n, duration=duration, concurrency=c, client=client)
+                measure(
+                    url, path, body, count=n, duration=duration, concurrency=c, client=client,
+                    think_ms=think_ms,
+                )
             )
             web_after, sandbox_after = tree_cpu_seconds(pid)
             web, sandbox = web_after - web_before, sandbox_after - sandbox_before
@@ -133,13 +146,10 @@ def run_server_phases(
         warm_up = phase(min(WARMUP_REQUESTS, max(1, count // 5)), 1)
         latency = phase(count, 1)
         throughput = phase(count, concurrency)
-    return {
-        "layers": health.get("sandbox", {}),
-        "pool": health.get("pool", {}),
-        "warm_up": warm_up,
-        "latency": latency,
-        "throughput": throughput,
-    }
+        phases = {"warm_up": warm_up, "latency": latency, "throughput": throughput}
+        if light_load:
+            phases["light_load"] = phase(min(count, LIGHT_LOAD_REQUESTS), 1, LIGHT_LOAD_THINK_MS)
+    return {"layers": health.get("sandbox", {}), "pool": health.get("pool", {}), **phases}
 
 
 _TICK = os.sysconf("SC_CLK_TCK")

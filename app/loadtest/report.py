@@ -12,8 +12,9 @@ def failures(summary: dict[str, Any]) -> int:
     """Responses that were not an accepted grade (503s excluded: saturation is not a failure)."""
     total = 0
     for side in ("warm", "fresh"):
-        for phase in ("warm_up", "latency", "throughput"):
-            total += sum(summary[side][phase]["other"].values())
+        for phase in ("warm_up", "latency", "throughput", "light_load"):
+            if phase in summary[side]:
+                total += sum(summary[side][phase]["other"].values())
     return total
 
 
@@ -49,6 +50,13 @@ def print_table(summary: dict[str, Any]) -> None:
                 f"{row['server_cpu_ms_per_grade'] or 0:>22.2f}"
                 f"{row['client_cpu_ms_per_request'] or 0:>8.2f}"
             )
+    light = summary["warm"].get("light_load")
+    if light and light["p50_ms"] is not None:
+        print(
+            f"{'warm, light load':<20}{light['concurrency']:>3}{light['requests']:>10}"
+            f"{light['grades']:>8}{light['saturated_503']:>6}{'':>10}{light['p50_ms']:>9.2f}"
+            f"{light['p99_ms']:>9.2f}   ({light['think_ms']:.0f} ms between requests)"
+        )
     t, meets, r = summary["targets"], summary["meets"], summary["ratio"]
     mark = {True: "meets", False: "MISSES"}
     warm = summary["warm"]
