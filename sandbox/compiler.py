@@ -79,6 +79,8 @@ def compile_learner(source: str, filename: str = LEARNER_FILENAME) -> Any:
         ) from None
     except ValueError as exc:  # e.g. source with NUL bytes
         raise CompileFailure(str(exc), None, refused=False) from None
+    except Exception as exc:  # noqa: BLE001 - any other compiler failure is still the learner's
+        raise CompileFailure(f"{type(exc).__name__}: {exc}", None, refused=False) from None
     if result.errors:
         first = result.errors[0]
         line = _line_of(first)

@@ -8,6 +8,7 @@ and no child pays for a first call.
 from __future__ import annotations
 
 import json
+import unicodedata  # noqa: F401  (the parser imports it for non-ASCII names: α = 0.5)
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,8 @@ SAMPLE = (
     "    np.random.seed(1)\n"
     "    x = [i for i in a]\n"
     "    x[0] += 1\n"
-    "    return f'{x}', np.cumsum(np.array(a))\n"
+    "    α = 'é'.encode('latin-1')\n"
+    "    return f'{x}{α}', np.cumsum(np.array(a))\n"
 )
 # ndarray methods that import numpy helpers on their first call.
 LAZY_METHODS = (
