@@ -10,18 +10,121 @@ import ast
 from typing import Any
 
 from RestrictedPython import compile_restricted_exec
-from RestrictedPython.transformer import RestrictingNodeTransformer
+from RestrictedPython.transformer import ALLOWED_FUNC_NAMES, RestrictingNodeTransformer
+
+from sandbox.surfaces import available_modules_text, importable_modules
 
 LEARNER_FILENAME = "solution.py"
 HELPERS_FILENAME = "helpers.py"
 
 
-class LearnerTransformer(RestrictingNodeTransformer):
-    """RestrictedPython's transformer, plus augmented assignment of items and attributes.
-
-    ``x[i] += 1`` and ``self.n += 1`` are everyday learner code that RestrictedPython refuses;
-    they are rewritten into calls of guarded helpers that read, combine and write back.
+# Special methods a learner's class may define, beyond RestrictedPython's own few (__init__,
+# comparisons, __contains__). Python calls them on the learner's own objects only, for
+# operators, len(), iteration, printing; none changes how attributes are looked up (no
+# __getattr__, __getattribute__, __setattr__), how classes are built (no __init_subclass__,
+# __class_getitem__, __set_name__) or what pickling or descriptors do.
+LEARNER_SPECIAL_METHODS = ALLOWED_FUNC_NAMES | frozenset(
     """
+    __repr__ __str__ __format__ __len__ __iter__ __next__ __reversed__ __getitem__
+    __setitem__ __delitem__ __hash__ __bool__ __call__ __enter__ __exit__ __float__ __int__
+    __neg__ __pos__ __abs__ __add__ __radd__ __iadd__ __sub__ __rsub__ __isub__ __mul__
+    __rmul__ __imul__ __truediv__ __rtruediv__ __itruediv__ __floordiv__ __rfloordiv__
+    __mod__ __rmod__ __pow__ __rpow__ __matmul__ __rmatmul__
+    """.split()
+)
+
+
+class LearnerTransformer(RestrictingNodeTransformer):
+    """RestrictedPython's transformer, widened to what learners write every day.
+
+    - ``x[i] += 1`` and ``self.n += 1`` are rewritten into calls of guarded helpers that read,
+      combine and write back (RestrictedPython refuses them);
+    - annotated assignments (``kept: list[int] = []``) and ``nonlocal`` are allowed: their
+      parts go through the same checks as any other code;
+    - ``__name__`` may be read, so ``if __name__ == "__main__":`` works (it is "solution" here,
+      so a learner's local test block does not run);
+    - classes may define the special methods in ``LEARNER_SPECIAL_METHODS``, and call
+      ``super().__init__(...)`` (the one '_' attribute allowed, on a super() call only);
+    - imports are checked against the allowlist when compiling, so a forbidden one is refused
+      with its line before anything runs (the import guard at run time stays, for depth).
+    """
+
+    def visit_Module(self, node: ast.Module) -> Any:
+        # RestrictedPython puts its print collector after leading __future__ imports, but not
+        # after a module docstring in front of them: the compiler then refuses the file.
+        node = self.node_contents_visit(node)
+        body, position = node.body, 0
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            position = 1
+        while (
+            position < len(body)
+            and isinstance(body[position], ast.ImportFrom)
+            and getattr(body[position], "module", None) == "__future__"
+        ):
+            position += 1
+        self.inject_print_collector(node, position)
+        return node
+
+    def check_name(self, node: Any, name: str | None, allow_magic_methods: bool = False) -> None:
+        if (
+            allow_magic_methods
+            and name in LEARNER_SPECIAL_METHODS
+            and getattr(node, "col_offset", 0) != 0
+        ):
+            return
+        super().check_name(node, name, allow_magic_methods)
+
+    def visit_Name(self, node: ast.Name) -> Any:
+        if node.id == "__name__" and isinstance(node.ctx, ast.Load):
+            return node
+        return super().visit_Name(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
+        value = node.value
+        if (
+            node.attr == "__init__"
+            and isinstance(node.ctx, ast.Load)
+            and isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id == "super"
+        ):
+            # _getattr_(super(...), '__init__'): the policy allows this name on super objects.
+            call = ast.Call(
+                func=ast.Name("_getattr_", ast.Load()),
+                args=[self.visit(value), ast.Constant("__init__")],
+                keywords=[],
+            )
+            ast.copy_location(call, node)
+            return ast.fix_missing_locations(call)
+        return super().visit_Attribute(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> Any:
+        return self.node_contents_visit(node)
+
+    def visit_Nonlocal(self, node: ast.Nonlocal) -> Any:
+        for name in node.names:
+            self.check_name(node, name)
+        return node
+
+    def visit_Import(self, node: ast.Import) -> Any:
+        for alias in node.names:
+            self._check_module(node, alias.name)
+        return super().visit_Import(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> Any:
+        if node.level:
+            self.error(node, "relative imports are not available in the judge")
+        elif node.module is not None:
+            self._check_module(node, node.module)
+        return super().visit_ImportFrom(node)
+
+    def _check_module(self, node: ast.AST, module: str) -> None:
+        if module not in importable_modules():
+            self.error(
+                node,
+                f"import of '{module}' is not allowed; available modules: "
+                + available_modules_text(),
+            )
 
     def visit_AugAssign(self, node: ast.AugAssign) -> Any:
         target = node.target

@@ -31,6 +31,7 @@ from sandbox.surfaces import (
     PolicyError,
     Surface,
     array_new,
+    available_modules_text,
     numpy_surfaces,
     stdlib_surfaces,
 )
@@ -101,6 +102,10 @@ class Policy:
     # -- guards -------------------------------------------------------------------------
 
     def getattr(self, obj: Any, name: str, default: Any = ..., /) -> Any:
+        if name == "__init__" and type(obj) is super:
+            # super().__init__(...) in a learner's class: the parent's initialiser, bound to
+            # the learner's own object (or object.__init__, a no-op, for anything else).
+            return obj.__init__  # type: ignore[misc]
         _check_attribute(obj, name)
         if name == "format":
             if isinstance(obj, str):
@@ -174,8 +179,7 @@ class Policy:
             raise ImportError("relative imports are not available in the judge")
         if name not in self.modules:
             raise ImportError(
-                f"import of '{name}' is not allowed; available modules: "
-                + ", ".join(sorted(n for n in self.modules if not n.startswith("_")))
+                f"import of '{name}' is not allowed; available modules: " + available_modules_text()
             )
         if fromlist:
             return self.modules[name]

@@ -140,6 +140,16 @@ NDARRAY = _ArrayClass()
 NDARRAY_RESIZE = np.ndarray.resize
 
 
+@functools.cache
+def importable_modules() -> frozenset[str]:
+    """The names an import statement may name (the compiler refuses the rest up front)."""
+    return frozenset({**numpy_surfaces(), **stdlib_surfaces()})
+
+
+def available_modules_text() -> str:
+    return ", ".join(sorted(name for name in importable_modules() if not name.startswith("_")))
+
+
 def numpy_surfaces() -> dict[str, Surface]:
     random = Surface("numpy.random", _pick(np.random, NUMPY_RANDOM_NAMES))
     linalg = Surface("numpy.linalg", _pick(np.linalg, NUMPY_LINALG_NAMES))

@@ -40,6 +40,25 @@ COMPILE_REFUSED = {
     "f-string attribute": "x = f'{np.__dict__!r:>10}'",
     "generator gi_frame": "x = (i for i in [1]).gi_frame.f_back",
     "traceback tb_frame": "def f(tb):\n    return tb.tb_frame.f_globals",
+    # What the compiler allows beyond RestrictedPython stays inside the same rules:
+    "nonlocal of a guard's name": (
+        "def f():\n    _getattr_ = 1\n    def g():\n        nonlocal _getattr_\n    return g"
+    ),
+    "annotated write to a '_' attribute": "x = np.zeros(1)\nx.__class__: int = int",
+    "annotation reading a '_' attribute": "x: np.__dict__ = 1",
+    "annotated '_' name": "_getattr_: int = 1",
+    "assigning __name__": "__name__ = '__main__'",
+    "__name__ as an attribute": "x = np.__name__",
+    "__init__ on anything but super()": "x = np.zeros(1).__init__",
+    "__init__ of a super() stored first": (
+        "class A:\n    def f(self):\n        s = super()\n        return s.__init__"
+    ),
+    "__setattr__ method": "class A:\n    def __setattr__(self, k, v):\n        pass",
+    "__getattribute__ method": "class A:\n    def __getattribute__(self, k):\n        return 1",
+    "__class_getitem__ method": "class A:\n    def __class_getitem__(cls, k):\n        return 1",
+    "__set_name__ method": "class A:\n    def __set_name__(self, owner, name):\n        pass",
+    "__get__ method": "class A:\n    def __get__(self, obj, kind=None):\n        return 1",
+    "a special method name at module level": "def __repr__():\n    return 'x'",
 }
 
 
@@ -121,6 +140,9 @@ RUNTIME_REFUSED = {
         "__class__",
     ),
     "setattr on a module": ("np.random.seed = print", "cannot modify"),
+    "annotated write to a module": ("np.random.seed: object = print", "cannot modify"),
+    "getattr '__init__' on an array": ("getattr(np.zeros(1), '__init__')", "__init__"),
+    "getattr '__init__' on a module": ("getattr(np.random, '__init__')", "__init__"),
     "property fget reaching globals": (
         "class A:\n    @property\n    def p(self):\n        return 1\n"
         "getattr(A.p.fget, '__globals__')",
@@ -146,16 +168,30 @@ FORBIDDEN_MODULES = """
 
 
 @pytest.mark.parametrize("module", FORBIDDEN_MODULES)
-def test_forbidden_imports_are_refused(hostile_judge: Judge, module: str) -> None:
+def test_forbidden_imports_are_refused_when_compiling(hostile_judge: Judge, module: str) -> None:
+    # Even inside a function that only the first case reaches: nothing runs at all.
     report, _ = grade(hostile_judge, on_first_case(f"import {module}\nreturn [], 0"))
-    assert_first_case_stopped(report, Verdict.runtime_error, f"import of '{module}' is not allowed")
+    assert_nothing_ran(report, Verdict.rejected, f"import of '{module}' is not allowed")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["from os import path", "from os.path import join", "import numpy.fft as fft",
+     "from . import helpers", "from .. import solution"],
+)  # fmt: skip
+def test_every_spelling_of_a_forbidden_import_is_refused(
+    hostile_judge: Judge, statement: str
+) -> None:
+    report, _ = grade(hostile_judge, on_first_case("return [], 0", module=statement))
+    assert_nothing_ran(report, Verdict.rejected, "line 2: ")
+    assert "is not allowed" in (report.message or "") or "relative" in (report.message or "")
 
 
 def test_a_forbidden_import_at_module_level_stops_the_whole_submission(
     hostile_judge: Judge,
 ) -> None:
     report, _ = grade(hostile_judge, on_first_case("return [], 0", module="import os"))
-    assert_nothing_ran(report, Verdict.runtime_error, "import of 'os' is not allowed")
+    assert_nothing_ran(report, Verdict.rejected, "line 2: import of 'os' is not allowed")
 
 
 def test_from_imports_of_allowed_modules_stay_inside_the_surface(hostile_judge: Judge) -> None:

@@ -20,6 +20,7 @@ from tests.sandbox.hostile import (
     EXERCISE_DIR,
     REPO,
     assert_first_case_stopped,
+    assert_nothing_ran,
     dir_listing,
     grade,
     on_first_case,
@@ -88,8 +89,6 @@ def test_the_exercise_folder_and_other_processes_cannot_be_read(
 
 
 ENVIRONMENT_READERS = {
-    "os.environ": "import os\nreturn [os.environ['JUDGE_CANARY']], 1",
-    "os.getenv": "import os\nreturn [os.getenv('JUDGE_CANARY')], 1",
     "format through module globals": (
         "import statistics\n"
         "return [str.format('{0.__globals__[sys].modules[os].environ}', statistics.mean)], 1"
@@ -117,10 +116,6 @@ WRITERS = {
     "ndarray.tofile": "np.zeros(2).tofile(PATH)",
     "ndarray.dump": "np.zeros(2).dump(PATH)",
     "np.memmap w+": "np.memmap(PATH, mode='w+', shape=(4,))",
-    "pathlib": "import pathlib\npathlib.Path(PATH).write_text('pwned')",
-    "shutil": "import shutil\nshutil.copy('/etc/hostname', PATH)",
-    "tempfile": "import tempfile\ntempfile.mkstemp(dir=PATH)",
-    "io": "import io\nio.open(PATH, 'w').write('pwned')",
 }
 
 
@@ -144,11 +139,6 @@ def test_files_cannot_be_written(hostile_judge: Judge, open_dir: Path, writer: s
 # -- sockets, processes, threads ------------------------------------------------------------
 
 CONNECTORS = {
-    "socket": "import socket\nsocket.create_connection(('127.0.0.1', PORT))",
-    "urllib": "import urllib.request\nurllib.request.urlopen('http://127.0.0.1:PORT/')",
-    "http.client": (
-        "import http.client\nhttp.client.HTTPConnection('127.0.0.1', PORT).request('GET', '/')"
-    ),
     "np.DataSource url": "np.DataSource(None).open('http://127.0.0.1:PORT/')",
     "np.loadtxt url": "np.loadtxt('http://127.0.0.1:PORT/')",
 }
@@ -167,28 +157,57 @@ def test_no_connection_can_be_opened(hostile_judge: Judge, connector: str) -> No
         assert readable == [], "a connection reached the test's listener"
 
 
-SPAWNERS = {
-    "os.fork": "import os\nos.fork()",
-    "os.system": "import os\nos.system('sleep 30')",
-    "subprocess": "import subprocess\nsubprocess.Popen(['sleep', '30'])",
-    "threading": "import threading\nthreading.Thread(target=print).start()",
-    "multiprocessing": "import multiprocessing\nmultiprocessing.Process(target=print).start()",
-    "concurrent.futures": (
+# Whole modules whose only use here is the attack: the compiler refuses the import statement,
+# with its line, so none of this code runs at all.
+IMPORTED_ATTACKS = {
+    "environment via os.environ": "import os\nreturn [os.environ['JUDGE_CANARY']], 1",
+    "environment via os.getenv": "import os\nreturn [os.getenv('JUDGE_CANARY')], 1",
+    "write via pathlib": "import pathlib\npathlib.Path(PATH).write_text('pwned')",
+    "write via shutil": "import shutil\nshutil.copy('/etc/hostname', PATH)",
+    "write via tempfile": "import tempfile\ntempfile.mkstemp(dir=PATH)",
+    "write via io": "import io\nio.open(PATH, 'w').write('pwned')",
+    "connect via socket": "import socket\nsocket.create_connection(('127.0.0.1', PORT))",
+    "connect via urllib": "import urllib.request\nurllib.request.urlopen('http://127.0.0.1:PORT/')",
+    "connect via http.client": (
+        "import http.client\nhttp.client.HTTPConnection('127.0.0.1', PORT).request('GET', '/')"
+    ),
+    "spawn via os.fork": "import os\nos.fork()",
+    "spawn via os.system": "import os\nos.system('sleep 30')",
+    "spawn via subprocess": "import subprocess\nsubprocess.Popen(['sleep', '30'])",
+    "spawn via threading": "import threading\nthreading.Thread(target=print).start()",
+    "spawn via multiprocessing": (
+        "import multiprocessing\nmultiprocessing.Process(target=print).start()"
+    ),
+    "spawn via concurrent.futures": (
         "import concurrent.futures\nconcurrent.futures.ThreadPoolExecutor().submit(print)"
     ),
 }
 
 
-@pytest.mark.parametrize("spawner", list(SPAWNERS))
-def test_no_process_or_thread_can_be_started(hostile_judge: Judge, spawner: str) -> None:
-    before = set(process_table())
-    report, _ = grade(hostile_judge, on_first_case(SPAWNERS[spawner] + "\nreturn [], 0"))
-    assert_first_case_stopped(report, Verdict.runtime_error, "is not allowed")
+@pytest.mark.parametrize("attack", list(IMPORTED_ATTACKS))
+def test_attacks_that_import_a_module_are_refused_before_running(
+    hostile_judge: Judge, open_dir: Path, attack: str
+) -> None:
+    target = open_dir / f"imported-{list(IMPORTED_ATTACKS).index(attack)}"
+    before_files, before_processes = dir_listing(open_dir), set(process_table())
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        body = (
+            IMPORTED_ATTACKS[attack]
+            .replace("PATH", repr(str(target)))
+            .replace("PORT", str(listener.getsockname()[1]))
+        )
+        report, _ = grade(hostile_judge, on_first_case(body + "\nreturn [], 0"))
+        module = body.split()[1]  # grade() checked the canary and the secrets too
+        assert_nothing_ran(report, Verdict.rejected, f"import of '{module}' is not allowed")
+        assert "line " in (report.message or "")
+        assert select.select([listener], [], [], 0.2)[0] == [], "a connection was made"
+    assert not target.exists() and dir_listing(open_dir) == before_files
+    # Nothing new under the zygote but its spares, and no orphaned 'sleep' anywhere.
     zygote = hostile_judge.pool.status()["zygote_pid"]
     table, kids = settled_children(zygote, hostile_judge.pool.workers)
-    # Nothing new under the zygote but its spares, and no orphaned 'sleep' anywhere.
-    new = set(table) - before
-    for pid in new:
+    for pid in set(table) - before_processes:
         try:
             command = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
