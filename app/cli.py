@@ -153,7 +153,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught below
+        return status
+    except BrokenPipeError:
+        # The reader went away (`judge grade ... | head`): stop quietly, and point stdout at
+        # /dev/null so that flushing it at exit does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

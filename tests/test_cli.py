@@ -1,0 +1,102 @@
+"""The `judge` console script, run as a user runs it: exit codes, output, the JSON report."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+VERIFY = ROOT / "exercises" / "speculative-decoding-verify"
+JUDGE = shutil.which("judge", path=str(Path(sys.executable).parent)) or "judge"
+REPORT_KEYS = {"status", "verdict", "message", "passed", "total", "duration_ms", "tests"}
+TEST_KEYS = {"name", "status", "input", "expected", "actual", "message", "output", "duration_ms"}
+
+
+def judge(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [JUDGE, *args], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        input=stdin,
+    )  # fmt: skip
+
+
+def test_grading_the_reference_prints_an_accepted_report_and_exits_0() -> None:
+    done = judge("grade", "speculative-decoding-verify", str(VERIFY / "solution.py"))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("accepted: 6/6 tests passed")
+    assert sum(line.lstrip().startswith("[PASS]") for line in lines) == 6
+
+
+def test_grading_the_starter_explains_every_failure_and_exits_1() -> None:
+    done = judge("grade", "speculative-decoding-verify", str(VERIFY / "starter.py"))
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert not lines[0].startswith("accepted")
+    failing = [i for i, line in enumerate(lines) if line.lstrip().startswith(("[FAIL]", "[ERROR]"))]
+    assert len(failing) == 6
+    for index in failing:  # each failing case is followed by its message
+        assert lines[index + 1].startswith("      ") and lines[index + 1].strip()
+
+
+def test_json_report_has_the_contract_shape() -> None:
+    done = judge("grade", "speculative-decoding-verify", str(VERIFY / "starter.py"), "--json")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert set(report) == REPORT_KEYS
+    assert report["status"] == "fail" and report["total"] == 6
+    assert report["verdict"] == "wrong_answer"
+    assert [set(test) for test in report["tests"]] == [TEST_KEYS] * 6
+    assert all(test["status"] in ("pass", "fail", "error") for test in report["tests"])
+
+
+def test_broken_code_is_a_report_not_a_crash(tmp_path: Path) -> None:
+    source = tmp_path / "broken.py"
+    source.write_text("def speculative_decode(:\n")
+    done = judge("grade", "speculative-decoding-verify", str(source), "--json")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    report = json.loads(done.stdout)
+    assert report["verdict"] == "compile_error" and report["status"] == "error"
+    assert "line 1" in report["message"]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("grade", "no-such-exercise", "x.py"), "unknown exercise 'no-such-exercise'"),
+        (("grade", "speculative-decoding-verify", "/nonexistent/solution.py"), "cannot read"),
+    ],
+)
+def test_bad_arguments_get_a_clear_message_and_exit_2(args: tuple[str, ...], needle: str) -> None:
+    done = judge(*args)
+    assert done.returncode == 2
+    assert needle in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_reader_that_goes_away_is_not_a_traceback() -> None:
+    # `judge grade ... | true`: the reader is gone before the report is written.
+    command = f"'{JUDGE}' grade speculative-decoding-verify '{VERIFY / 'starter.py'}' | true"
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command], cwd=ROOT, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1  # the judge's own status: the grade did not pass
+    assert done.stderr == ""
+
+
+def test_exercises_check_passes_on_the_built_in_exercises() -> None:
+    done = judge("exercises", "check")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_doctor_shows_every_layer_and_grades_each_reference() -> None:
+    done = judge("doctor")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for layer in ("rlimits", "clean_env", "no_new_privs", "landlock", "seccomp", "policy"):
+        assert any(line.split()[:2] == ["on", layer] for line in done.stdout.splitlines()), layer
+    assert "speculative-decoding-verify: accepted" in done.stdout
+    assert "speculative-decoding-resample: accepted" in done.stdout
