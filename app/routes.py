@@ -289,11 +289,11 @@ async def health(judge: JudgeDep) -> Health:
 pages = APIRouter(include_in_schema=False)
 
 
-def _page(name: str) -> FileResponse:
+def _page(name: str, status_code: int = 200) -> FileResponse:
     path = STATIC_DIR / name
     if not path.is_file():
         raise NotFound(f"Page {name} is not installed.")
-    return FileResponse(path, media_type="text/html")
+    return FileResponse(path, status_code=status_code, media_type="text/html")
 
 
 @pages.get("/")
@@ -302,9 +302,10 @@ async def home_page() -> FileResponse:
 
 
 @pages.get("/exercises/{exercise_id}")
-async def exercise_page(exercise_id: str) -> FileResponse:
-    # Served for any id: the page's script asks the API and shows its 404 itself.
-    return _page("exercise.html")
+async def exercise_page(exercise_id: str, catalog: CatalogDep) -> FileResponse:
+    # An unknown id still gets the page (its script shows a "not found" message a person can
+    # read), but with the status a crawler or a link checker reads: 404.
+    return _page("exercise.html", 200 if catalog.get(exercise_id) is not None else 404)
 
 
 # The API reference page, with Swagger UI served from the judge's own vendored copy (no CDN).

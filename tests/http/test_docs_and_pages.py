@@ -108,10 +108,16 @@ def test_home_page_is_served(client: InProcessClient) -> None:
 
 
 @needs_pages
-@pytest.mark.parametrize("exercise_id", ["add-numbers", "x", "no-such-exercise"])
-def test_exercise_page_is_served_for_any_id(client: InProcessClient, exercise_id: str) -> None:
+@pytest.mark.parametrize(
+    ("exercise_id", "status"), [("add-numbers", 200), ("x", 404), ("no-such-exercise", 404)]
+)
+def test_exercise_page_is_served_for_any_id(
+    client: InProcessClient, exercise_id: str, status: int
+) -> None:
+    # An unknown id gets the same page (its script says "not found") with a 404 status.
     response = client.get(f"/exercises/{exercise_id}")
-    assert response.status_code == 200
+    assert response.status_code == status
+    assert response.headers["content-type"].startswith("text/html")
     assert response.content == (STATIC_DIR / "exercise.html").read_bytes()
 
 
