@@ -78,11 +78,18 @@
     return value === null || typeof value !== "object";
   }
 
-  // JSON, laid out for reading: short arrays of numbers on one line, a matrix one row a line.
+  // A scalar as a Python learner writes it: None, True, False; numbers and strings as JSON.
+  function scalar(value) {
+    if (value === null || value === undefined) return "None";
+    if (value === true) return "True";
+    if (value === false) return "False";
+    return JSON.stringify(value);
+  }
+
+  // Values laid out for reading: short arrays of numbers on one line, a matrix one row a line.
   function pretty(value, indent) {
     indent = indent || "";
-    if (value === undefined) return "null";
-    if (isScalar(value)) return JSON.stringify(value);
+    if (isScalar(value)) return scalar(value);
     const inner = indent + "  ";
     if (Array.isArray(value)) {
       if (value.length === 0) return "[]";
@@ -96,7 +103,7 @@
       if (value.every(isScalar)) {
         const lines = [];
         let line = "";
-        for (const item of value.map((v) => JSON.stringify(v))) {
+        for (const item of value.map(scalar)) {
           if (line && inner.length + line.length + item.length + 2 > 76) {
             lines.push(line);
             line = "";

@@ -154,6 +154,10 @@ def test_correct_solution_is_accepted_and_wrong_one_shows_the_failing_case(
     assert "failed" in first.locator("summary").inner_text()
     assert first.get_by_test_id("test-expected").is_visible()
     assert first.get_by_test_id("test-actual").is_visible()
+    shown = first.get_by_test_id("test-input").inner_text()
+    assert "null" not in shown and "true" not in shown  # Python's spelling: None, True
+    if exercise_id == "speculative-decoding-verify":
+        assert "target_dist_next = None" in shown
     page.screenshot(f"{exercise_id}-wrong")
 
 
