@@ -59,6 +59,7 @@ class Exercise:
     limits: Limits = field(default_factory=Limits)
     return_names: tuple[str, ...] = ()
     feedback: dict[str, str] = field(default_factory=dict)
+    order: int = 0
 
     def case_inputs(self) -> list[dict[str, Any]]:
         """The inputs only: the part of each case that may cross into the sandbox."""
@@ -199,6 +200,8 @@ def load_exercise(folder: Path) -> Exercise:
     )
     helpers_path = folder / "helpers.py"
 
+    order = meta.get("order", 0)
+    _require(type(order) is int, meta_path, "'order' must be an integer")
     return Exercise(
         id=exercise_id,
         folder=folder,
@@ -221,6 +224,7 @@ def load_exercise(folder: Path) -> Exercise:
         limits=limits,
         return_names=tuple(return_names),
         feedback=dict(feedback),
+        order=order,
     )
 
 
@@ -232,8 +236,9 @@ class Catalog:
 
     @classmethod
     def load(cls, root: Path = EXERCISES_DIR) -> Catalog:
-        folders = sorted(p for p in root.iterdir() if (p / "exercise.toml").is_file())
-        exercises = {folder.name: load_exercise(folder) for folder in folders}
+        folders = [p for p in root.iterdir() if (p / "exercise.toml").is_file()]
+        loaded = sorted(map(load_exercise, folders), key=lambda e: (e.order, e.id))
+        exercises = {exercise.id: exercise for exercise in loaded}  # listed in this order
         for exercise in exercises.values():
             for other in exercise.related:
                 if other not in exercises:

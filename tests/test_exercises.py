@@ -59,6 +59,17 @@ def test_related_exercises_link_both_ways(catalog: Catalog) -> None:
             assert exercise.id in catalog.get(other).related
 
 
+def test_exercises_are_listed_in_their_declared_order(catalog: Catalog) -> None:
+    # The verification step is the first half of the full step: it comes first, although
+    # "resample" sorts before "verify" by id.
+    assert [exercise.id for exercise in catalog][:2] == [
+        "speculative-decoding-verify",
+        "speculative-decoding-resample",
+    ]
+    orders = [exercise.order for exercise in catalog]
+    assert orders == sorted(orders)
+
+
 def test_a_changed_expectation_is_caught(tmp_path, judge: Judge) -> None:
     source = EXERCISES_DIR / "speculative-decoding-verify"
     copy = tmp_path / source.name
@@ -89,6 +100,12 @@ def test_a_changed_expectation_is_caught(tmp_path, judge: Judge) -> None:
                 (d / "exercise.toml").read_text().replace('difficulty = "hard"', 'difficulty = "x"')
             ),
             "difficulty",
+        ),
+        (
+            lambda d: (d / "exercise.toml").write_text(
+                (d / "exercise.toml").read_text().replace("order = 1 ", 'order = "first" ')
+            ),
+            "'order' must be an integer",
         ),
     ],
 )
