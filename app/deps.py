@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from app.catalog import Catalog, Exercise
 from app.config import Settings
-from app.errors import InvalidRequest, NotFound, PayloadTooLarge, describe_validation
+from app.errors import Forbidden, InvalidRequest, NotFound, PayloadTooLarge, describe_validation
 from app.judge import Judge
 from app.schemas import Submission
 from app.storage import History
@@ -77,6 +77,11 @@ async def get_submission(
     request: Request, settings: SettingsDep, exercise: ExerciseDep
 ) -> Submission:
     """The submission body: size-capped first, then parsed and validated (422 if malformed)."""
+    if request.headers.get("sec-fetch-site") == "cross-site":
+        # Any web page a learner visits could otherwise make their browser post code to a judge
+        # on localhost (a form or a no-cors fetch needs no preflight). Browsers label such
+        # requests; other clients (curl, scripts) send no such header and are unaffected.
+        raise Forbidden("Submissions from another site's pages are refused.")
     body = await read_capped_body(request, settings.max_body_bytes)
     try:
         submission = Submission.model_validate_json(body)

@@ -38,6 +38,11 @@ class BadRequest(JudgeError):
     detail = "Bad request."
 
 
+class Forbidden(JudgeError):
+    status = 403
+    detail = "Forbidden."
+
+
 class NotFound(JudgeError):
     status = 404
     detail = "Not found."

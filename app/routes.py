@@ -176,10 +176,15 @@ async def get_exercise(exercise: ExerciseDep) -> ExercisePublic:
     "Broken learner code is a normal 200 report (status `error`). The body is refused with 413 "
     "once it exceeds its size cap (checked on Content-Length and while streaming, before any "
     "JSON parsing), or when the code is over the code cap; 503 with `Retry-After` when every "
-    "worker is busy and the queue is full.",
+    "worker is busy and the queue is full; 403 when a browser labels the request as sent by "
+    "another site's page (`Sec-Fetch-Site: cross-site`).",
     openapi_extra={"requestBody": SUBMISSION_BODY},
     responses={
         200: {"content": {"application/json": {"example": REPORT_EXAMPLE}}},
+        403: _error(
+            "Sent by another site's page (the browser said so in Sec-Fetch-Site).",
+            "Submissions from another site's pages are refused.",
+        ),
         **NOT_FOUND,
         413: _error(
             "Body or code over the size cap.", "The code is 70000 bytes; the limit is 65536 bytes."

@@ -33,6 +33,30 @@ def test_submission_returns_the_report(client: InProcessClient, fake_judge: Fake
     assert response.headers["cache-control"] == "no-store"
 
 
+def test_a_submission_another_site_made_a_browser_send_is_403(
+    client: InProcessClient, fake_judge: FakeJudge
+) -> None:
+    # A page elsewhere posting a form or a no-cors fetch at a judge on localhost.
+    response = client.post(
+        URL,
+        content=b'{"code": "x = 1"}',
+        headers={"content-type": "text/plain", "sec-fetch-site": "cross-site"},
+    )
+    assert response.status_code == 403
+    assert "another site" in response.json()["detail"]
+    assert fake_judge.graded == []
+
+
+@pytest.mark.parametrize("site", ["same-origin", "same-site", "none", None])
+def test_the_judges_own_page_and_non_browser_clients_may_submit(
+    client: InProcessClient, fake_judge: FakeJudge, site: str | None
+) -> None:
+    headers = {"content-type": "application/json"} | ({"sec-fetch-site": site} if site else {})
+    response = client.post(URL, content=b'{"code": "x = 1"}', headers=headers)
+    assert response.status_code == 200
+    assert fake_judge.graded == [("add-numbers", "x = 1")]
+
+
 def test_code_at_the_cap_is_accepted_even_when_escaping_inflates_it(
     client: InProcessClient,
 ) -> None:
