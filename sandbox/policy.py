@@ -182,7 +182,12 @@ class Policy:
                 f"import of '{name}' is not allowed; available modules: " + available_modules_text()
             )
         if fromlist:
-            return self.modules[name]
+            surface = self.modules[name]
+            for item in fromlist:
+                if type(item) is str and item != "*" and not self.hasattr(surface, item):
+                    # Python's own message would name '<unknown module name>': say what is meant.
+                    raise ImportError(f"{name}.{item} is not available in the judge")
+            return surface
         return self.modules[name.split(".")[0]]
 
     def learner_class(self, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> type:
