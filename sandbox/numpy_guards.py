@@ -16,11 +16,14 @@ from typing import Any
 import numpy as np
 
 # numpy functions (the learner's np.*) that order the elements of an array argument in place
-# of a copy, or reduce over them keeping a borrowed "best so far".
+# of a copy, or reduce over them keeping a borrowed "best so far" (directly, or inside: the
+# histogram functions take the min and max of their input, digitize checks its bins are sorted,
+# pad's 'maximum'/'median' modes reduce over the edges).
 ORDERING_FUNCTIONS = frozenset(
     """
     argsort argpartition partition argmax argmin max min amax amin nanmax nanmin nanargmax
-    nanargmin median nanmedian percentile quantile searchsorted ptp lexsort
+    nanargmin median nanmedian percentile quantile nanpercentile nanquantile searchsorted ptp
+    lexsort histogram histogram2d histogram_bin_edges digitize pad
     """.split()
 )
 # The same operations as ndarray methods.

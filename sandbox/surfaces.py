@@ -74,6 +74,15 @@ NUMPY_NAMES = """
     unique diff ediff1d dot vdot matmul outer inner einsum tensordot cross trace histogram
     bincount digitize interp convolve isin in1d setdiff1d intersect1d union1d
     shape size ndim result_type promote_types can_cast finfo iinfo errstate
+    take take_along_axis diagonal select pad rot90 fliplr flipud broadcast_to broadcast_arrays
+    indices unravel_index ravel_multi_index triu_indices tril_indices diag_indices block dstack
+    resize trim_zeros partition argpartition lexsort ptp nanmean nanstd nanvar nanmedian
+    nanargmax nanargmin nanprod nancumsum nancumprod nanpercentile nanquantile cov corrcoef
+    correlate gradient trapezoid polyfit polyval roots histogram2d histogram_bin_edges
+    heaviside deg2rad rad2deg radians degrees cbrt fabs signbit copysign modf gcd lcm logaddexp2
+    real imag conj angle isscalar isreal sinc vectorize apply_along_axis
+    set_printoptions get_printoptions printoptions array2string array_str array_repr
+    format_float_positional format_float_scientific
     ndarray dtype generic number integer signedinteger unsignedinteger floating complexfloating
     bool_ int8 int16 int32 int64 uint8 uint16 uint32 uint64 intp float16 float32 float64
     complex64 complex128 newaxis nan inf pi e euler_gamma

@@ -25,6 +25,11 @@ def run(source: str):
         "type(a).argsort(a)",
         "np.maximum.reduce(a)",
         "np.searchsorted(a, 2)",
+        "np.partition(a, 1)",
+        "np.nanpercentile(a, 50, overwrite_input=True)",
+        "np.histogram(a)",
+        "np.digitize([1], a)",
+        "np.pad(a, 1, mode='maximum')",
     ],
 )
 def test_ordering_an_object_array_is_refused(expression: str) -> None:
@@ -43,6 +48,9 @@ def test_ordering_an_object_array_is_refused(expression: str) -> None:
         ("int(np.searchsorted(np.cumsum(a), 4.0, side='right'))", 1),
         ("sorted(np.array([3, 1], dtype=object))", [1, 3]),
         ("max(np.array([3, 1], dtype=object))", 3),
+        ("[int(c) for c in np.histogram(a, bins=2)[0]]", [1, 2]),
+        ("float(np.nanpercentile(a, 50))", 2.0),
+        ("np.pad(a, 1, mode='maximum').tolist()", [3.0, 3.0, 2.0, 1.0, 3.0]),
     ],
 )
 def test_numeric_arrays_and_python_ordering_still_work(expression: str, expected) -> None:
