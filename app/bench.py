@@ -7,6 +7,7 @@ only difference is where the child comes from (a fork of the warm zygote, or a c
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import statistics
@@ -159,6 +160,14 @@ def run_bench(
             lambda: judge.grade(exercise, code), min(n, 100), 1, think_ms=LIGHT_LOAD_THINK_MS
         )
         warm = _measure(lambda: judge.grade(exercise, code), n, concurrency)
+        # Learners each send their own source, which the child compiles (the rows above send
+        # one source, compiled once by the zygote and cached): a comment makes each one new.
+        serial = itertools.count()
+        warm_unique = _measure(
+            lambda: judge.grade(exercise, f"{code}\n# submission {next(serial)}\n"),
+            n,
+            concurrency,
+        )
         layers = judge.health()["layers"]
     finally:
         judge.close()
@@ -170,7 +179,12 @@ def run_bench(
         "exercise": exercise.id,
         "cpus": os.cpu_count(),
         "layers": layers,
-        "warm": {"latency": warm_latency, "throughput": warm, "light_load": warm_light},
+        "warm": {
+            "latency": warm_latency,
+            "throughput": warm,
+            "light_load": warm_light,
+            "unique_sources": warm_unique,
+        },
         "fresh": {"latency": fresh_latency, "throughput": fresh},
         "fork_floor": floor,
         "throughput_ratio": round(warm["grades_per_s"] / fresh["grades_per_s"], 1),
@@ -180,7 +194,9 @@ def run_bench(
         print(json.dumps(summary, indent=2))
     else:
         _print_summary(summary)
-    failures = sum(row["failures"] for row in (warm, fresh, warm_latency, warm_light))
+    failures = sum(
+        row["failures"] for row in (warm, fresh, warm_latency, warm_light, warm_unique)
+    )
     return 1 if failures else 0
 
 
@@ -198,6 +214,12 @@ def _print_summary(summary: dict[str, Any]) -> None:
                 f"{name:<26}{row['grades']:>8}{row['grades_per_s']:>11.1f}"
                 f"{row['p50_ms']:>9.2f}{row['p99_ms']:>9.2f}"
             )
+    unique = summary["warm"]["unique_sources"]
+    print(
+        f"{'warm pool, unique sources':<26}{unique['grades']:>8}{unique['grades_per_s']:>11.1f}"
+        f"{unique['p50_ms']:>9.2f}{unique['p99_ms']:>9.2f}"
+        f"   (c={unique['concurrency']}, each source new: compiled in its child)"
+    )
     light = summary["warm"]["light_load"]
     print(
         f"{'warm pool, light load':<26}{light['grades']:>8}{'':>11}"

@@ -17,6 +17,8 @@ def test_bench_reports_warm_fresh_and_floor(capsys) -> None:
             row = summary[path][phase]
             assert row["failures"] == 0
             assert row["grades_per_s"] > 0 and row["p50_ms"] <= row["p99_ms"]
+    unique = summary["warm"]["unique_sources"]  # every source new: compiled in its child
+    assert unique["grades"] == 4 and unique["failures"] == 0 and unique["grades_per_s"] > 0
     light = summary["warm"]["light_load"]  # c=1 with a pause between grades
     assert light["concurrency"] == 1 and light["think_ms"] > 0 and light["failures"] == 0
     assert light["grades"] == 4 and light["p50_ms"] <= light["p99_ms"]
