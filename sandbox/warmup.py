@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import unicodedata  # noqa: F401  (the parser imports it for non-ASCII names: α = 0.5)
-from typing import Any
 
 import numpy as np
 
 from sandbox import values
-from sandbox.child import REHEARSAL_SOURCE, rehearse
+from sandbox.child import rehearse
 from sandbox.compiler import compile_learner
 from sandbox.policy import Policy
 
@@ -33,8 +32,8 @@ LAZY_METHODS = (
 )
 
 
-def warm_up(policy: Policy) -> tuple[Any, Any]:
-    """Exercise everything once; returns the compiled rehearsal job spares will run."""
+def warm_up(policy: Policy) -> None:
+    """Exercise everything once, ending with the rehearsal that spares repeat."""
     namespace = policy.namespace()
     exec(compile_learner(SAMPLE), namespace)
     namespace["f"]([1, 2])
@@ -54,6 +53,4 @@ def warm_up(policy: Policy) -> tuple[Any, Any]:
     np.searchsorted(np.cumsum([0.5, 0.5]), 0.5, side="right")
     json.loads(json.dumps({"a": [1.5, None]}))
     values.tag((np.int64(1), [1.0], np.zeros(2)))
-    rehearsal = (None, compile_learner(REHEARSAL_SOURCE))
-    rehearse(policy, rehearsal)
-    return rehearsal
+    rehearse(policy)

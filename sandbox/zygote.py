@@ -103,7 +103,7 @@ class Zygote:
 
     def warm(self) -> None:
         """Touch everything a child will use, then freeze the heap, so forks start hot."""
-        self.rehearsal = warm_up(self.policy)
+        warm_up(self.policy)
         gc.collect()
         gc.freeze()  # keep the warm heap out of the children's collections: fewer COW copies
 
@@ -251,7 +251,7 @@ class Zygote:
             layers = self.confinement.apply(limits, keep_fds=[job_fd, exit_fd])
             mailbox.send({"t": "hello", "layers": dict(layers, policy=True)})
             if not select.select([job_fd], [], [], 0)[0]:
-                rehearse(self.policy, self.rehearsal)  # idle: pay the page copies now
+                rehearse(self.policy)  # idle: pay the page copies now
             header, job = receive_assignment(job_fd)
             os.close(job_fd)
             compiled = self.compiled.get(header["key"])
