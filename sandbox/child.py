@@ -161,33 +161,6 @@ REHEARSAL_JOB: dict[str, Any] = {
 }
 
 
-# The other harness path: helpers, ndarray arguments, a generator argument (scripted, then
-# seeded) whose draws are counted.
-REHEARSAL_GENERATOR_JOB: dict[str, Any] = {
-    "code": (
-        "import numpy as np\n"
-        "def g(p, k, rng):\n"
-        "    keep = [int(i) for i in range(k) if rng.random() < p[i].max()]\n"
-        "    keep.append(pick(np.maximum(p[0] - 0.25, 0.0), rng))\n"
-        "    return keep\n"
-    ),
-    "helpers": (
-        "import numpy as np\n"
-        "def pick(weights, rng):\n"
-        "    return int(np.searchsorted(np.cumsum(weights / weights.sum()), rng.random()))\n"
-    ),
-    "entry_point": "g",
-    "cases": [
-        {"p": [[0.5, 0.5], [0.75, 0.25]], "k": 2, "rng": {"scripted": [0.25, 0.5, 0.125]}},
-        {"p": [[0.5, 0.5]], "k": 1, "rng": {"seed": 1}},
-    ],
-    "parameters": {"p": "ndarray", "k": "value", "rng": "rng"},
-    "random_mode": "generator",
-    "rng_argument": "rng",
-    "limits": {"output_bytes": 1024},
-}
-
-
 def rehearse(policy: Policy) -> None:
     """Run a small job through the real harness before the real one arrives.
 
@@ -197,8 +170,7 @@ def rehearse(policy: Policy) -> None:
     sources at light load 9.5-10 -> 8-8.5 ms p50). It runs only our own code, and everything it
     sets the real job sets again.
     """
-    for job in (REHEARSAL_JOB, REHEARSAL_GENERATOR_JOB):
-        run_job(job, _Rehearsal(), policy, 0)  # type: ignore[arg-type]
+    run_job(REHEARSAL_JOB, _Rehearsal(), policy, 0)  # type: ignore[arg-type]
 
 
 def run_job(
