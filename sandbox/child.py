@@ -182,8 +182,9 @@ def run_job(
 ) -> None:
     """Compile the learner's code, then run cases first_case.. in order, reporting each.
 
-    ``compiled`` is (helpers, code) already compiled by the zygote for this exact source,
-    which it only does after another child compiled that source without trouble.
+    ``compiled`` is (helpers, code) already compiled by the zygote: the code only for a source
+    another child compiled without trouble, the helpers (the exercise's own) once per exercise;
+    either may be None, and is then compiled here.
     """
     parameters: dict[str, str] = job["parameters"]
     random_mode: str = job["random_mode"]

@@ -54,6 +54,7 @@ class _Job:
     record: JobRecord
     body: bytes
     key: str
+    helpers_key: str | None = None
 
 
 PIPE_BYTES = 1 << 20
@@ -127,6 +128,7 @@ class Pool:
         self._pending: dict[int, _Job] = {}
         self._cached: OrderedDict[str, None] = OrderedDict()
         self._seen: OrderedDict[str, None] = OrderedDict()
+        self._helpers_sent: set[str] = set()  # by the running zygote; a new one starts empty
         self._ids = itertools.count(1)
         self._process: subprocess.Popen[bytes] | None = None
         self._reader: threading.Thread | None = None
@@ -151,6 +153,7 @@ class Pool:
             start_new_session=True,
         )
         assert process.stdout is not None and process.stdin is not None
+        self._helpers_sent = set()
         # Room for whole jobs in both pipes: submit() runs on the web server's event loop, and a
         # write must not wait for a zygote busy forking (nor the zygote for a slow reader).
         for pipe in (process.stdin, process.stdout):
@@ -258,10 +261,12 @@ class Pool:
             helpers=helpers,
         )
         body = json.dumps(document, separators=(",", ":")).encode("utf-8", "surrogatepass")
+        helpers_bytes = helpers.encode("utf-8", "surrogatepass")
         key = hashlib.sha256(
-            helpers.encode("utf-8", "surrogatepass") + b"\0" + code.encode("utf-8", "surrogatepass")
+            helpers_bytes + b"\0" + code.encode("utf-8", "surrogatepass")
         ).hexdigest()
-        job = _Job(Future(), JobRecord(total=len(cases), limits=limits), body, key)
+        helpers_key = hashlib.sha256(helpers_bytes).hexdigest() if helpers else None
+        job = _Job(Future(), JobRecord(total=len(cases), limits=limits), body, key, helpers_key)
         with self._lock:
             if self._closed:
                 raise SandboxUnavailable("the sandbox pool is closed")
@@ -273,6 +278,8 @@ class Pool:
             job_id = next(self._ids)
             self._pending[job_id] = job
             try:
+                if helpers_key is not None and helpers_key not in self._helpers_sent:
+                    self._send_helpers(helpers_key, helpers)
                 self._send_run(job_id, job, 0)
             except SandboxUnavailable:
                 del self._pending[job_id]
@@ -280,6 +287,13 @@ class Pool:
         if not cases:
             self._settle(job_id)
         return job.future
+
+    def _send_helpers(self, key: str, helpers: str) -> None:
+        """Have the zygote compile an exercise's helpers (trusted code) for every later child:
+        each submission then compiles only its own source (caller holds the lock)."""
+        body = helpers.encode("utf-8", "surrogatepass")
+        self._write(protocol.encode_with_body({"op": "helpers", "key": key}, body))
+        self._helpers_sent.add(key)
 
     def _send_run(self, job_id: int, job: _Job, first_case: int) -> None:
         """Ask the zygote to run a job from ``first_case`` on (caller holds the lock)."""
@@ -289,6 +303,7 @@ class Pool:
             "first_case": first_case,
             "cases": job.record.total,
             "key": job.key,
+            "helpers_key": job.helpers_key,
             "limits": asdict(job.record.limits),
         }
         self._write(protocol.encode_with_body(header, job.body))

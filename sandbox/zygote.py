@@ -95,6 +95,7 @@ class Zygote:
         self.recent_limits: Limits | None = None
         self.control = protocol.FrameReader()
         self.compiled: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
+        self.helpers: OrderedDict[str, Any] = OrderedDict()  # exercises' helpers, compiled
         self.dying: set[int] = set()
         self.stopping = False
         self.layers = dict(self.confinement.available(), policy=True)
@@ -126,6 +127,8 @@ class Zygote:
                 self.queue.append((header, body))
             elif op == "compile":
                 self.remember_compiled(str(header.get("key")), body)
+            elif op == "helpers":
+                self.remember_helpers(str(header.get("key")), body)
             elif op == "stop":
                 self.stopping = True
         self.dispatch()
@@ -155,6 +158,15 @@ class Zygote:
             return
         while len(self.compiled) > CACHE_ENTRIES:
             self.compiled.popitem(last=False)
+
+    def remember_helpers(self, key: str, body: bytes) -> None:
+        """Compile an exercise's helpers (the host's own code, never a learner's) once."""
+        try:
+            self.helpers[key] = compile_learner(body.decode("utf-8"), HELPERS_FILENAME)
+        except Exception:  # noqa: BLE001 - a child then compiles them itself, and reports
+            return
+        while len(self.helpers) > CACHE_ENTRIES:
+            self.helpers.popitem(last=False)
 
     # -- children -----------------------------------------------------------------------
 
@@ -218,7 +230,8 @@ class Zygote:
         self.recent_limits = limits
         spare = self.take_spare(limits)
         first_case, key = int(header["first_case"]), str(header["key"])
-        assignment = protocol.encode_with_body({"first_case": first_case, "key": key}, body)
+        routing = {"first_case": first_case, "key": key, "helpers_key": header.get("helpers_key")}
+        assignment = protocol.encode_with_body(routing, body)
         try:
             view = memoryview(assignment)
             while view:
@@ -254,7 +267,10 @@ class Zygote:
                 rehearse(self.policy)  # idle: pay the page copies now
             header, job = receive_assignment(job_fd)
             os.close(job_fd)
-            compiled = self.compiled.get(header["key"])
+            helpers = self.helpers.get(str(header.get("helpers_key")))
+            compiled = self.compiled.get(header["key"]) or (
+                (helpers, None) if helpers is not None else None
+            )
             self.compiled.clear()
             run_job(job, mailbox, self.policy, header["first_case"], compiled)
             # Say so, and close the exit pipe now: tearing down this address space takes

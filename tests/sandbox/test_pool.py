@@ -189,3 +189,40 @@ def test_close_leaves_no_process_behind() -> None:
         pending.result(timeout=5)
     assert not Path(f"/proc/{zygote}").exists()
     pool.close()  # idempotent
+
+
+HELPERS = "def double(x):\n    return 2 * x\n\ndef broken(x):\n    return x / 0\n"
+
+
+def run_with_helpers(pool: Pool, code: str, helpers: str = HELPERS):
+    return pool.run(
+        code=code,
+        entry_point="f",
+        cases=[{"x": 1}, {"x": 2}],
+        parameters={"x": "value"},
+        limits=FAST,
+        helpers=helpers,
+        timeout=30,
+    )
+
+
+def test_helpers_compiled_once_serve_every_new_source(pool: Pool) -> None:
+    # Each source is new (compiled by its child); the helpers come compiled from the zygote
+    # after the first job, and behave exactly as when compiled in the child.
+    for serial in range(4):
+        result = run_with_helpers(pool, f"def f(x):\n    return double(x) + {serial}\n")
+        assert [case.value for case in result.cases] == [
+            {"t": "int", "v": 2 + serial},
+            {"t": "int", "v": 4 + serial},
+        ]
+    failing = run_with_helpers(pool, "def f(x):\n    return broken(x)\n")
+    error = failing.cases[0].error
+    assert error is not None and error.type == "ZeroDivisionError"
+    assert "helpers.py" in (error.trace or "")  # the helpers keep their own file name
+
+
+def test_other_helpers_are_not_confused_with_cached_ones(pool: Pool) -> None:
+    result = run_with_helpers(
+        pool, "def f(x):\n    return double(x)\n", helpers="def double(x):\n    return 3 * x\n"
+    )
+    assert [case.value for case in result.cases] == [{"t": "int", "v": 3}, {"t": "int", "v": 6}]
