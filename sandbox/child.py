@@ -167,8 +167,8 @@ def rehearse(policy: Policy) -> None:
     A spare child shares its memory with the zygote; the first write to each page costs a
     copy. Rehearsing while idle pays those copies ahead of time, off the grading path. The
     rehearsal compiles its source too, as a real job with a new source does (measured: unique
-    sources at light load 9.5-10 -> 8-8.5 ms p50). It runs only our own code, and everything it
-    sets the real job sets again.
+    sources at light load, p50 10.2 -> 9.2 ms over three interleaved runs). It runs only our own
+    code, and everything it sets the real job sets again.
     """
     run_job(REHEARSAL_JOB, _Rehearsal(), policy, 0)  # type: ignore[arg-type]
 
