@@ -132,10 +132,24 @@
   function prettyInput(input) {
     if (input && typeof input === "object" && !Array.isArray(input)) {
       return Object.keys(input)
-        .map((name) => name + " = " + pretty(input[name], " ".repeat(name.length + 3)))
+        .map((name) => name + " = " + (generator(input[name]) || pretty(input[name], " ".repeat(name.length + 3))))
         .join("\n");
     }
     return pretty(input);
+  }
+
+  // A random generator argument, described as the learner's function receives it.
+  function generator(value) {
+    if (!value || typeof value !== "object" || Array.isArray(value)) return null;
+    const keys = Object.keys(value);
+    if (keys.length !== 1) return null;
+    if (keys[0] === "scripted" && Array.isArray(value.scripted)) {
+      return "a scripted generator whose draws are, in order: " + value.scripted.map(scalar).join(", ");
+    }
+    if (keys[0] === "seed" && Number.isInteger(value.seed)) {
+      return "np.random.default_rng(" + value.seed + ")";
+    }
+    return null;
   }
 
   function errorDetail(body, fallback) {

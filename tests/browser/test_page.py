@@ -158,6 +158,10 @@ def test_correct_solution_is_accepted_and_wrong_one_shows_the_failing_case(
     assert "null" not in shown and "true" not in shown  # Python's spelling: None, True
     if exercise_id == "speculative-decoding-verify":
         assert "target_dist_next = None" in shown
+    else:  # the generator argument is described, not shown as its JSON spec
+        assert "rng = a scripted generator whose draws are" in shown or (
+            "rng = np.random.default_rng(" in shown
+        ), shown
     page.screenshot(f"{exercise_id}-wrong")
 
 
