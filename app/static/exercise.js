@@ -132,7 +132,10 @@
   function prettyInput(input) {
     if (input && typeof input === "object" && !Array.isArray(input)) {
       return Object.keys(input)
-        .map((name) => name + " = " + (generator(input[name]) || pretty(input[name], " ".repeat(name.length + 3))))
+        .map((name) => {
+          const value = input[name];
+          return name + " = " + (generator(value) || pretty(value, " ".repeat(name.length + 3)));
+        })
         .join("\n");
     }
     return pretty(input);
