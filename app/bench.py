@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from app.catalog import Catalog, Exercise
-from app.judge import Judge, build_report
+from app.judge import Judge, build_report, job_arguments
 from app.schemas import Report, Status
 from sandbox import protocol
 from sandbox.pool import PROJECT_ROOT, job_document, zygote_environment
@@ -81,16 +81,7 @@ def _measure(
 def fresh_grade(exercise: Exercise, code: str) -> Report:
     """Grade once in a brand-new interpreter (the baseline)."""
     started = time.perf_counter()
-    job = job_document(
-        code=code,
-        entry_point=exercise.entry_point,
-        cases=exercise.case_inputs(),
-        parameters=exercise.parameters,
-        limits=exercise.limits,
-        random_mode=exercise.random_mode,
-        rng_argument=exercise.random_argument,
-        helpers=exercise.helpers_code,
-    )
+    job = job_document(**job_arguments(exercise, code))
     completed = subprocess.run(
         [sys.executable, "-I", "-c", FRESH_BOOTSTRAP, PROJECT_ROOT],
         input=protocol.encode(job),
@@ -118,11 +109,7 @@ FLOOR_BOOTSTRAP = (
 def fork_floor(exercise: Exercise, grades: int) -> dict[str, Any]:
     """This machine's floor: a fork of a warm interpreter running the trusted reference
     solution on the cases, unconfined and unchecked (see sandbox/floor.py)."""
-    job = {
-        "code": exercise.solution_code, "helpers": exercise.helpers_code,
-        "entry_point": exercise.entry_point, "cases": exercise.case_inputs(),
-        "parameters": exercise.parameters, "grades": grades,
-    }
+    job = {**job_document(**job_arguments(exercise, exercise.solution_code)), "grades": grades}
     completed = subprocess.run(
         [sys.executable, "-I", "-c", FLOOR_BOOTSTRAP, PROJECT_ROOT],
         input=protocol.encode(job), capture_output=True, env=zygote_environment(), timeout=300,

@@ -19,6 +19,23 @@ from sandbox.pool import Pool, PoolSaturated, SandboxUnavailable
 from sandbox.protocol import CaseRun, RunResult, SetupFailure
 
 
+def job_arguments(exercise: Exercise, code: str) -> dict[str, Any]:
+    """What the sandbox gets to grade ``code``: the case inputs, never what is expected of them.
+
+    The keyword arguments of ``Pool.submit`` and of ``sandbox.pool.job_document``.
+    """
+    return {
+        "code": code,
+        "entry_point": exercise.entry_point,
+        "cases": exercise.case_inputs(),
+        "parameters": exercise.parameters,
+        "limits": exercise.limits,
+        "random_mode": exercise.random_mode,
+        "rng_argument": exercise.random_argument,
+        "helpers": exercise.helpers_code,
+    }
+
+
 class SandboxDown(JudgeError):
     status = 503
     detail = "The grading sandbox is unavailable; retry shortly."
@@ -215,16 +232,7 @@ class Judge:
                 f"code is {size} bytes; the limit is {exercise.limits.code_bytes} bytes"
             )
         try:
-            return self.pool.submit(
-                code=code,
-                entry_point=exercise.entry_point,
-                cases=exercise.case_inputs(),
-                parameters=exercise.parameters,
-                limits=exercise.limits,
-                random_mode=exercise.random_mode,
-                rng_argument=exercise.random_argument,
-                helpers=exercise.helpers_code,
-            )
+            return self.pool.submit(**job_arguments(exercise, code))
         except PoolSaturated as exc:
             raise Saturated(f"The judge is busy ({exc}); retry shortly.", retry_after=1) from None
         except SandboxUnavailable as exc:
