@@ -22,7 +22,7 @@ from sandbox import values
 from sandbox.compiler import HELPERS_FILENAME, LEARNER_FILENAME, CompileFailure, compile_learner
 from sandbox.mailbox import Mailbox
 from sandbox.policy import Policy
-from sandbox.protocol import FrameReader, encode, split_body
+from sandbox.protocol import READ_CHUNK, FrameReader, encode, split_body
 
 LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)
 # The legacy global state is set to this before each call, so a solution that forgets to seed
@@ -87,7 +87,7 @@ def receive_assignment(fd: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """Block until the zygote sends this spare child its one job: (routing header, job)."""
     reader = FrameReader()
     while True:
-        data = os.read(fd, 1 << 16)
+        data = os.read(fd, READ_CHUNK)
         if not data:
             os._exit(0)  # the zygote discarded this spare
         payloads = reader.feed_raw(data)

@@ -58,7 +58,6 @@ class _Job:
 
 
 PIPE_BYTES = 1 << 20
-READ_CHUNK = 1 << 16  # smaller than PIPE_BYTES: a 1 MiB read buffer is mapped afresh each time
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 
@@ -325,7 +324,7 @@ class Pool:
         fd = process.stdout.fileno()
         try:
             while True:
-                data = os.read(fd, READ_CHUNK)
+                data = os.read(fd, protocol.READ_CHUNK)
                 if not data:
                     break
                 for payload in reader.feed_raw(data):

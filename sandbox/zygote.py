@@ -40,9 +40,6 @@ CACHE_ENTRIES = 128
 NICENESS = 5
 CONTROL_IN = 0
 CONTROL_OUT = 1
-# Reads of 1 MiB make the allocator map and unmap a fresh region each time (tens of µs);
-# larger frames simply take several reads.
-READ_CHUNK = 1 << 16
 
 
 @dataclass
@@ -116,7 +113,7 @@ class Zygote:
             view = view[os.write(CONTROL_OUT, view) :]
 
     def on_control(self) -> None:
-        data = os.read(CONTROL_IN, READ_CHUNK)
+        data = os.read(CONTROL_IN, protocol.READ_CHUNK)
         if not data:
             self.stopping = True
             return
@@ -286,7 +283,7 @@ class Zygote:
         if self.attempts.get(attempt.spare.exit_fd) is not attempt:
             return  # finished earlier in this round of events
         try:
-            if os.read(attempt.spare.exit_fd, READ_CHUNK):
+            if os.read(attempt.spare.exit_fd, protocol.READ_CHUNK):
                 return  # a child has no business writing here; only end-of-file counts
         except OSError:
             pass
