@@ -12,7 +12,7 @@ from typing import Any
 from RestrictedPython import compile_restricted_exec
 from RestrictedPython.transformer import ALLOWED_FUNC_NAMES, RestrictingNodeTransformer
 
-from sandbox.surfaces import available_modules_text, importable_modules
+from sandbox.surfaces import import_refused, learner_modules
 
 LEARNER_FILENAME = "solution.py"
 HELPERS_FILENAME = "helpers.py"
@@ -119,12 +119,8 @@ class LearnerTransformer(RestrictingNodeTransformer):
         return super().visit_ImportFrom(node)
 
     def _check_module(self, node: ast.AST, module: str) -> None:
-        if module not in importable_modules():
-            self.error(
-                node,
-                f"import of '{module}' is not allowed; available modules: "
-                + available_modules_text(),
-            )
+        if module not in learner_modules():
+            self.error(node, import_refused(module))
 
     def visit_AugAssign(self, node: ast.AugAssign) -> Any:
         target = node.target

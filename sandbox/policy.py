@@ -31,9 +31,8 @@ from sandbox.surfaces import (
     PolicyError,
     Surface,
     array_new,
-    available_modules_text,
-    numpy_surfaces,
-    stdlib_surfaces,
+    import_refused,
+    learner_modules,
 )
 
 # Attribute names refused on every object, whatever its type: they lead to files, pickles,
@@ -95,7 +94,7 @@ class Policy:
     """Builds the globals learner code runs with: guarded builtins, guards and imports."""
 
     def __init__(self) -> None:
-        self.modules: dict[str, Surface] = {**numpy_surfaces(), **stdlib_surfaces()}
+        self.modules = learner_modules()
         self.learner_classes: set[type] = set()
         self.print_hook: Callable[[str], None] = lambda text: None
 
@@ -178,9 +177,7 @@ class Policy:
         if level != 0:
             raise ImportError("relative imports are not available in the judge")
         if name not in self.modules:
-            raise ImportError(
-                f"import of '{name}' is not allowed; available modules: " + available_modules_text()
-            )
+            raise ImportError(import_refused(name))
         if fromlist:
             surface = self.modules[name]
             for item in fromlist:

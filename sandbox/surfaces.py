@@ -18,8 +18,8 @@ import operator
 import random as py_random
 import statistics
 import typing
-from collections.abc import Callable, Iterable
-from types import FunctionType, ModuleType
+from collections.abc import Callable, Iterable, Mapping
+from types import FunctionType, MappingProxyType, ModuleType
 from typing import Any
 
 import numpy as np
@@ -150,13 +150,17 @@ NDARRAY_RESIZE = np.ndarray.resize
 
 
 @functools.cache
-def importable_modules() -> frozenset[str]:
-    """The names an import statement may name (the compiler refuses the rest up front)."""
-    return frozenset({**numpy_surfaces(), **stdlib_surfaces()})
+def learner_modules() -> Mapping[str, Surface]:
+    """Every module learner code may import, by the name it imports: what the compiler checks
+    import statements against and the policy's import hands out. Built once per process; the
+    surfaces are read-only, so every policy shares them."""
+    return MappingProxyType({**numpy_surfaces(), **stdlib_surfaces()})
 
 
-def available_modules_text() -> str:
-    return ", ".join(sorted(name for name in importable_modules() if not name.startswith("_")))
+def import_refused(name: str) -> str:
+    """Why ``import name`` is refused, in a learner's words, with what is available."""
+    available = ", ".join(sorted(n for n in learner_modules() if not n.startswith("_")))
+    return f"import of '{name}' is not allowed; available modules: {available}"
 
 
 def numpy_surfaces() -> dict[str, Surface]:
