@@ -14,10 +14,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from app.catalog import EXERCISES_DIR
+from app.databases import check_url, redact
 
 ENV_PREFIX = "JUDGE_"
 DEFAULT_DATABASE_URL = "sqlite:///var/judge.sqlite3"
-SQLITE_PREFIX = "sqlite:///"
 
 
 class ConfigError(ValueError):
@@ -50,7 +50,8 @@ class Settings(BaseModel):
     )
     allow_unconfined: bool = Field(False, description="start even if a mandatory layer is off")
     database_url: str | None = Field(
-        DEFAULT_DATABASE_URL, description="submission history; None disables it"
+        DEFAULT_DATABASE_URL,
+        description="submission history: sqlite:///PATH or postgresql://...; None disables it",
     )
 
     @field_validator("host")
@@ -72,9 +73,7 @@ class Settings(BaseModel):
     def _database_supported(cls, value: str | None) -> str | None:
         if value is None or value.strip() == "":
             return None
-        if not value.startswith(SQLITE_PREFIX) or value == SQLITE_PREFIX:
-            raise ValueError("only 'sqlite:///PATH' (or 'sqlite:///:memory:') is supported")
-        return value
+        return check_url(value)
 
     @property
     def max_body_bytes(self) -> int:
@@ -115,5 +114,8 @@ def _describe(exc: ValidationError) -> str:
     problems = []
     for error in exc.errors():
         name = ".".join(str(part) for part in error["loc"]) or "settings"
-        problems.append(f"{ENV_PREFIX}{name.upper()}: {error['msg']} (got {error['input']!r})")
+        given = error["input"]
+        if name == "database_url" and isinstance(given, str):
+            given = redact(given)  # a database URL may carry a password
+        problems.append(f"{ENV_PREFIX}{name.upper()}: {error['msg']} (got {given!r})")
     return "invalid settings: " + "; ".join(problems)

@@ -257,8 +257,8 @@ async def get_hint(
     "/health",
     response_model=Health,
     summary="Service health",
-    description="`ok` while serving, with each confinement layer (true when in force) and the "
-    "warm pool's state.",
+    description="`ok` while serving, with each confinement layer (true when in force), the "
+    "warm pool's state and the submission history's database.",
     responses={
         200: {
             "content": {
@@ -274,13 +274,14 @@ async def get_hint(
                             "policy": True,
                         },
                         "pool": {"workers": 2, "queue_size": 64, "busy": 0, "queued": 0},
+                        "history": {"database": "sqlite", "backlog": 0, "lost": 0},
                     }
                 }
             }
         }
     },
 )
-async def health(judge: JudgeDep) -> Health:
+async def health(judge: JudgeDep, history: HistoryDep) -> Health:
     state = await asyncio.to_thread(judge.health)
     layers = state.get("layers", {})
     pool = state.get("pool", {})
@@ -288,6 +289,7 @@ async def health(judge: JudgeDep) -> Health:
         status="ok",
         sandbox=dict(layers) if isinstance(layers, dict) else {},
         pool=dict(pool) if isinstance(pool, dict) else {},
+        history=history.state() if history is not None else None,
     )
 
 

@@ -112,3 +112,8 @@ class Health(BaseModel):
     status: str = Field(description='"ok" while the service answers')
     sandbox: dict[str, bool] = Field(description="each confinement layer and whether it is on")
     pool: dict[str, Any] = Field(default_factory=dict, description="workers, queue, children")
+    history: dict[str, Any] | None = Field(
+        None,
+        description="the submission history's database (sqlite or postgresql), the rows waiting "
+        "to be written and the rows lost; null when the history is off",
+    )

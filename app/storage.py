@@ -1,7 +1,8 @@
-"""Submission history in SQLite (stdlib ``sqlite3``), written by one background thread.
+"""Submission history, written by one background thread to the database a URL names.
 
-``record`` only enqueues, so it is safe to call from the event loop; a failing disk costs
-history rows (logged), never a grade. The code itself is not stored, only its SHA-256.
+``record`` only enqueues, so it is safe to call from the event loop; a failing disk or database
+server costs history rows (logged and counted), never a grade. The code itself is not stored,
+only its SHA-256. The backends (SQLite, PostgreSQL) live in ``app.databases``.
 """
 
 from __future__ import annotations
@@ -9,37 +10,17 @@ from __future__ import annotations
 import hashlib
 import logging
 import queue
-import sqlite3
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import cast
 
-from app.config import SQLITE_PREFIX
+from app.databases import Database, DatabaseError, SqliteDatabase, open_database, redact
 from app.schemas import Report
 
 log = logging.getLogger("judge.storage")
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS submissions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    exercise_id TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    status TEXT NOT NULL,
-    verdict TEXT NOT NULL,
-    passed INTEGER NOT NULL,
-    total INTEGER NOT NULL,
-    duration_ms REAL NOT NULL,
-    code_sha256 TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS submissions_by_exercise ON submissions (exercise_id, created_at);
-"""
-INSERT = (
-    "INSERT INTO submissions (exercise_id, created_at, status, verdict, passed, total,"
-    " duration_ms, code_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-)
 BACKLOG = 10_000
+BATCH = 256
 _STOP = None
 
 
@@ -51,6 +32,7 @@ class _Row:
     code: str
 
     def values(self) -> tuple[object, ...]:
+        """The row in ``app.databases.COLUMNS`` order."""
         r = self.report
         digest = hashlib.sha256(self.code.encode("utf-8", "surrogatepass")).hexdigest()
         return (
@@ -65,27 +47,14 @@ class _Row:
         )
 
 
-def sqlite_path(url: str) -> str:
-    """``sqlite:///var/x.db`` -> ``var/x.db``; ``sqlite:////abs/x.db`` -> ``/abs/x.db``."""
-    if not url.startswith(SQLITE_PREFIX):
-        raise ValueError(f"not a sqlite URL: {url!r}")
-    return url[len(SQLITE_PREFIX) :]
-
-
 class History:
-    """Append-only submission log; one connection, used under a lock by the writer and readers."""
+    """Append-only submission log over one database (a SQLite path, or an opened Database)."""
 
-    def __init__(self, path: str) -> None:
-        if path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._lock = threading.Lock()
-        with self._lock:
-            if path != ":memory:":
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(SCHEMA)
+    def __init__(self, database: Database | str) -> None:
+        self._db = SqliteDatabase(database) if isinstance(database, str) else database
         self._queue: queue.Queue[_Row | None] = queue.Queue(maxsize=BACKLOG)
+        self._lost = 0  # rows dropped (backlog full) or not stored (database error)
+        self._lost_lock = threading.Lock()  # the event loop and the writer both count
         self._writer = threading.Thread(
             target=self._write_forever, name="judge-history", daemon=True
         )
@@ -97,16 +66,26 @@ class History:
         if url is None:
             return None
         try:
-            return cls(sqlite_path(url))
-        except (OSError, sqlite3.Error, ValueError):
-            log.exception("submission history disabled: cannot open %s", url)
+            return cls(open_database(url))
+        except (DatabaseError, ValueError) as exc:
+            log.error("submission history disabled: cannot open %s: %s", redact(url), exc)
             return None
+
+    @property
+    def database(self) -> str:
+        """The backend's kind: "sqlite" or "postgresql"."""
+        return self._db.kind
+
+    def state(self) -> dict[str, object]:
+        """What an operator wants to see in /api/health: backend, rows waiting, rows lost."""
+        return {"database": self._db.kind, "backlog": self._queue.qsize(), "lost": self._lost}
 
     def record(self, exercise_id: str, report: Report, code: str) -> None:
         """Queue one graded submission for writing; never blocks, never raises."""
         try:
             self._queue.put_nowait(_Row(exercise_id, time.time(), report, code))
         except queue.Full:
+            self._count_lost(1)
             log.warning("submission history backlog full; dropping a row for %s", exercise_id)
 
     def flush(self) -> None:
@@ -115,33 +94,27 @@ class History:
 
     def count(self, exercise_id: str | None = None) -> int:
         """How many submissions are stored, for one exercise or all."""
-        sql, args = "SELECT COUNT(*) FROM submissions", cast(tuple[str, ...], ())
-        if exercise_id is not None:
-            sql, args = sql + " WHERE exercise_id = ?", (exercise_id,)
-        with self._lock:
-            return int(self._db.execute(sql, args).fetchone()[0])
+        return self._db.count(exercise_id)
 
     def recent(self, limit: int = 20) -> list[dict[str, object]]:
         """The latest rows, newest first, as dicts."""
-        with self._lock:
-            cursor = self._db.execute(
-                "SELECT * FROM submissions ORDER BY id DESC LIMIT ?", (limit,)
-            )
-            names = [d[0] for d in cursor.description]
-            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        return self._db.recent(limit)
 
     def close(self) -> None:
         """Write what is queued, stop the writer, close the connection; idempotent."""
         if self._writer.is_alive():
             self._queue.put(_STOP)
             self._writer.join(timeout=10)
-        with self._lock:
-            self._db.close()
+        self._db.close()
+
+    def _count_lost(self, rows: int) -> None:
+        with self._lost_lock:
+            self._lost += rows
 
     def _write_forever(self) -> None:
         while True:
             batch = [self._queue.get()]
-            while batch[-1] is not _STOP and len(batch) < 256:
+            while batch[-1] is not _STOP and len(batch) < BATCH:
                 try:
                     batch.append(self._queue.get_nowait())
                 except queue.Empty:
@@ -149,22 +122,12 @@ class History:
             rows = [row for row in batch if row is not None]
             try:
                 if rows:
-                    self._insert(rows)
-            except (sqlite3.Error, ValueError):
+                    self._db.insert([row.values() for row in rows])
+            except (DatabaseError, ValueError):
+                self._count_lost(len(rows))
                 log.exception("could not store %d submission(s)", len(rows))
             finally:
                 for _ in batch:
                     self._queue.task_done()
             if batch[-1] is _STOP:
                 return
-
-    def _insert(self, rows: list[_Row]) -> None:
-        values = [row.values() for row in rows]
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._db.executemany(INSERT, values)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise

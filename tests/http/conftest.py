@@ -12,6 +12,7 @@ import pytest
 from asgi_client import InProcessClient
 from http_fakes import FakeJudge, write_exercise
 from live_server import RealServer, start_server
+from postgres import MISSING, PostgresServer, server_binaries
 
 from app.config import Settings
 from app.main import create_app
@@ -77,3 +78,24 @@ def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealServer
 def real_client(real_server: RealServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=real_server.url, timeout=30) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL cluster on loopback, shared by the tests of one session."""
+    bindir = server_binaries()
+    if bindir is None:
+        pytest.skip(MISSING)
+    server = PostgresServer(bindir)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.destroy()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer, request: pytest.FixtureRequest) -> str:
+    """A fresh, empty database on the test cluster, named after the test."""
+    name = "t_" + "".join(c if c.isalnum() else "_" for c in request.node.name)[:50].lower()
+    return postgres_server.create_database(name)

@@ -51,8 +51,8 @@ def start_server(tmp: Path, exercises: Path = REPO / "exercises", **env: str) ->
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
         JUDGE_EXERCISES_DIR=str(exercises),
         JUDGE_DATABASE_URL=f"sqlite:///{tmp / 'history.sqlite3'}",
-        **env,
     )
+    environ.update(env)
     code = f"from app.server import serve; serve('127.0.0.1', {port})"
     with log.open("wb") as out:
         proc = subprocess.Popen(

@@ -67,12 +67,36 @@ def test_overrides_win_over_the_environment() -> None:
         ({"JUDGE_MAX_CODE_BYTES": "0"}, "JUDGE_MAX_CODE_BYTES"),
         ({"JUDGE_ALLOW_UNCONFINED": "maybe"}, "JUDGE_ALLOW_UNCONFINED"),
         ({"JUDGE_EXERCISES_DIR": "/no/such/dir"}, "JUDGE_EXERCISES_DIR"),
-        ({"JUDGE_DATABASE_URL": "postgresql://db/judge"}, "JUDGE_DATABASE_URL"),
+        ({"JUDGE_DATABASE_URL": "mysql://db/judge"}, "JUDGE_DATABASE_URL"),
+        ({"JUDGE_DATABASE_URL": "sqlite:///"}, "JUDGE_DATABASE_URL"),
+        ({"JUDGE_DATABASE_URL": "postgresql://"}, "JUDGE_DATABASE_URL"),
     ],
 )
 def test_unsafe_environment_is_refused(env: dict[str, str], name: str) -> None:
     with pytest.raises(ConfigError, match=name):
         Settings.from_env(env)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "sqlite:///var/judge.sqlite3",
+        "sqlite:///:memory:",
+        "postgresql://judge:secret@db.internal:5432/judge",
+        "postgres://judge@db/judge",
+        "postgresql:///judge?host=/run/postgresql",
+    ],
+)
+def test_supported_database_urls_are_accepted(url: str) -> None:
+    assert Settings.from_env({"JUDGE_DATABASE_URL": url}).database_url == url
+
+
+def test_a_refused_database_url_does_not_echo_its_password() -> None:
+    with pytest.raises(ConfigError) as refused:
+        Settings.from_env({"JUDGE_DATABASE_URL": "mysql://judge:hunter2@db/judge"})
+    message = str(refused.value)
+    assert "hunter2" not in message
+    assert "JUDGE_DATABASE_URL" in message and "postgresql://" in message
 
 
 @pytest.mark.parametrize(

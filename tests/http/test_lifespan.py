@@ -103,3 +103,16 @@ def test_history_can_be_disabled(make_client: Callable[..., InProcessClient]) ->
         client.post("/api/exercises/add-numbers/submissions", json={"code": "x"}).status_code == 200
     )
     assert client.app.state.history is None
+    assert client.get("/api/health").json()["history"] is None
+
+
+def test_health_shows_the_history_database(client: InProcessClient) -> None:
+    answer = client.post("/api/exercises/add-numbers/submissions", json={"code": "x"})
+    assert answer.status_code == 200
+    client.app.state.history.flush()
+    assert client.get("/api/health").json()["history"] == {
+        "database": "sqlite",
+        "backlog": 0,
+        "lost": 0,
+    }
+    assert client.app.state.history.count("add-numbers") == 1

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from app.databases import sqlite_path
 from app.schemas import Report, Status, Verdict
-from app.storage import History, sqlite_path
+from app.storage import History
 
 REPORT = Report(
     status=Status.failed, verdict=Verdict.wrong_answer, passed=4, total=6, duration_ms=2.5
@@ -53,13 +54,20 @@ def test_unusable_database_disables_history(
     assert History.from_url(None) is None
 
 
-def test_write_failure_is_logged_not_raised(caplog: pytest.LogCaptureFixture) -> None:
-    history = History(":memory:")
-    with history._lock:
-        history._db.execute("DROP TABLE submissions")
+def test_write_failure_is_logged_not_raised(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "history.sqlite3"
+    history = History(str(path))
+    with sqlite3.connect(path) as outside:
+        outside.execute("DROP TABLE submissions")
     history.record("a", REPORT, "x")
     history.flush()
     assert "could not store 1 submission" in caplog.text
+    assert history.state() == {"database": "sqlite", "backlog": 0, "lost": 1}
+    history.record("a", REPORT, "y")  # the grade path never sees the failure
+    history.flush()
+    assert history.state()["lost"] == 2
     history.close()
 
 

@@ -1,0 +1,308 @@
+"""Where the submission history lives: a SQLite file (the default) or a PostgreSQL server.
+
+A database is named by a URL, as architecture.md says: ``sqlite:///PATH`` for one judge,
+``postgresql://USER:PASSWORD@HOST:PORT/DB`` when replicas share their history. Both backends
+store the same ``submissions`` table and answer the same four calls (insert, count, recent,
+close); ``app.storage.History`` decides when to call them. Every call is made under the
+backend's own lock, so one connection serves the writer thread and the readers.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, cast
+from urllib.parse import urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    import psycopg
+
+SQLITE_PREFIX = "sqlite:///"
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+SUPPORTED = "'sqlite:///PATH', 'sqlite:///:memory:' or 'postgresql://USER@HOST[:PORT]/DATABASE'"
+
+COLUMNS = (
+    "exercise_id",
+    "created_at",
+    "status",
+    "verdict",
+    "passed",
+    "total",
+    "duration_ms",
+    "code_sha256",
+)
+Row = tuple[object, ...]  # one value per name in COLUMNS
+
+SQLITE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    exercise_id TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    status TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    passed INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    duration_ms REAL NOT NULL,
+    code_sha256 TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS submissions_by_exercise ON submissions (exercise_id, created_at);
+"""
+
+POSTGRES_SCHEMA = (
+    """
+    CREATE TABLE IF NOT EXISTS submissions (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        exercise_id TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        status TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        passed INTEGER NOT NULL,
+        total INTEGER NOT NULL,
+        duration_ms DOUBLE PRECISION NOT NULL,
+        code_sha256 TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS submissions_by_exercise ON submissions (exercise_id, created_at)",
+)
+# Replicas starting together would race on CREATE TABLE IF NOT EXISTS (two creators, one gets
+# a unique violation from the catalog); a transaction-scoped advisory lock serialises them.
+SCHEMA_LOCK_KEY = 0x6A756467  # "judg"
+CONNECT_TIMEOUT_S = 5
+STATEMENT_TIMEOUT_MS = 10_000
+
+
+class DatabaseError(Exception):
+    """The history database cannot be opened or used; the message is safe to log."""
+
+
+class Database(Protocol):
+    """What the history needs from a backend."""
+
+    kind: str
+
+    def insert(self, rows: Sequence[Row]) -> None: ...
+
+    def count(self, exercise_id: str | None = None) -> int: ...
+
+    def recent(self, limit: int) -> list[dict[str, object]]: ...
+
+    def close(self) -> None: ...
+
+
+def check_url(url: str) -> str:
+    """Return ``url`` if a backend here can open it; ValueError naming what is supported."""
+    if url.startswith(SQLITE_PREFIX) and url != SQLITE_PREFIX:
+        return url
+    parts = urlsplit(url)
+    if parts.scheme in POSTGRES_SCHEMES and (parts.hostname or parts.path.strip("/")):
+        return url
+    raise ValueError(f"unsupported database URL {redact(url)!r}: use {SUPPORTED}")
+
+
+def redact(url: str) -> str:
+    """The URL with its password replaced by ``***``, for logs and error messages."""
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        netloc = parts.netloc.rsplit("@", 1)[1]
+        user = parts.username or ""
+        return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
+    except ValueError:
+        return "<unparsable database URL>"
+
+
+def sqlite_path(url: str) -> str:
+    """``sqlite:///var/x.db`` -> ``var/x.db``; ``sqlite:////abs/x.db`` -> ``/abs/x.db``."""
+    if not url.startswith(SQLITE_PREFIX):
+        raise ValueError(f"not a sqlite URL: {url!r}")
+    return url[len(SQLITE_PREFIX) :]
+
+
+def open_database(url: str) -> Database:
+    """Connect to the database ``url`` names and make sure its table exists."""
+    check_url(url)
+    if url.startswith(SQLITE_PREFIX):
+        return SqliteDatabase(sqlite_path(url))
+    return PostgresDatabase(url)
+
+
+class SqliteDatabase:
+    """One SQLite connection (WAL for a file), shared under a lock."""
+
+    kind = "sqlite"
+
+    def __init__(self, path: str) -> None:
+        try:
+            if path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            if path != ":memory:":
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(SQLITE_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise DatabaseError(f"cannot open SQLite database {path!r}: {exc}") from exc
+        self._lock = threading.Lock()
+        self._insert = (
+            f"INSERT INTO submissions ({', '.join(COLUMNS)})"
+            f" VALUES ({', '.join('?' for _ in COLUMNS)})"
+        )
+
+    def insert(self, rows: Sequence[Row]) -> None:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN")
+                try:
+                    self._db.executemany(self._insert, rows)
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise DatabaseError(f"SQLite insert failed: {exc}") from exc
+
+    def count(self, exercise_id: str | None = None) -> int:
+        sql, args = "SELECT COUNT(*) FROM submissions", cast(tuple[str, ...], ())
+        if exercise_id is not None:
+            sql, args = sql + " WHERE exercise_id = ?", (exercise_id,)
+        with self._lock:
+            return int(self._db.execute(sql, args).fetchone()[0])
+
+    def recent(self, limit: int) -> list[dict[str, object]]:
+        with self._lock:
+            cursor = self._db.execute(
+                "SELECT * FROM submissions ORDER BY id DESC LIMIT ?", (limit,)
+            )
+            names = [d[0] for d in cursor.description]
+            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class PostgresDatabase:
+    """One psycopg connection, reopened when the server went away between two calls.
+
+    psycopg is imported only here, so a judge on SQLite never loads it. A lost connection is
+    noticed by the next statement that uses it: reads and not-yet-committed inserts are then
+    retried once on a new connection. A failure at COMMIT is not retried, since the rows may
+    have landed.
+    """
+
+    kind = "postgresql"
+
+    def __init__(self, url: str) -> None:
+        try:
+            import psycopg
+        except ImportError as exc:  # pragma: no cover - psycopg is a dependency of the judge
+            raise DatabaseError("PostgreSQL needs the psycopg package") from exc
+        self._psycopg = psycopg
+        self._url = url
+        self._lock = threading.Lock()
+        self._conn: psycopg.Connection[Any] | None = None
+        self._insert = (
+            f"INSERT INTO submissions ({', '.join(COLUMNS)})"
+            f" VALUES ({', '.join('%s' for _ in COLUMNS)})"
+        )
+        with self._lock:
+            conn = self._connection()
+            try:
+                with conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK_KEY,))
+                    for statement in POSTGRES_SCHEMA:
+                        conn.execute(statement)
+            except psycopg.Error as exc:
+                self._drop()
+                raise DatabaseError(f"cannot create the submissions table: {exc}") from exc
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        if self._conn is not None and not self._conn.closed and not self._conn.broken:
+            return self._conn
+        self._drop()
+        try:
+            self._conn = self._psycopg.connect(
+                self._url,
+                autocommit=True,
+                connect_timeout=CONNECT_TIMEOUT_S,
+                application_name="judge",
+                options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
+            )
+        except self._psycopg.Error as exc:
+            # libpq's message names host and port, never the password.
+            raise DatabaseError(f"cannot connect to {redact(self._url)}: {exc}") from exc
+        return self._conn
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except self._psycopg.Error:
+                pass
+            self._conn = None
+
+    def insert(self, rows: Sequence[Row]) -> None:
+        psycopg = self._psycopg
+        with self._lock:
+            for attempt in (1, 2):
+                conn = self._connection()
+                try:
+                    conn.execute("BEGIN")
+                    with conn.cursor() as cursor:
+                        cursor.executemany(self._insert, rows)
+                except psycopg.OperationalError as exc:
+                    self._drop()
+                    if attempt == 2:
+                        raise DatabaseError(f"PostgreSQL insert failed: {exc}") from exc
+                    continue
+                except psycopg.Error as exc:
+                    self._rollback(conn)
+                    raise DatabaseError(f"PostgreSQL insert failed: {exc}") from exc
+                try:
+                    conn.execute("COMMIT")
+                except psycopg.Error as exc:
+                    self._drop()
+                    raise DatabaseError(f"PostgreSQL commit failed: {exc}") from exc
+                return
+
+    def _rollback(self, conn: psycopg.Connection[Any]) -> None:
+        try:
+            conn.execute("ROLLBACK")
+        except self._psycopg.Error:
+            self._drop()
+
+    def _read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
+        psycopg = self._psycopg
+        with self._lock:
+            retried = False
+            while True:
+                conn = self._connection()
+                try:
+                    cursor = conn.execute(sql, args)
+                    names = [d.name for d in cursor.description or ()]
+                    return names, cursor.fetchall()
+                except psycopg.OperationalError as exc:
+                    self._drop()
+                    if retried:
+                        raise DatabaseError(f"PostgreSQL query failed: {exc}") from exc
+                    retried = True
+                except psycopg.Error as exc:
+                    raise DatabaseError(f"PostgreSQL query failed: {exc}") from exc
+
+    def count(self, exercise_id: str | None = None) -> int:
+        sql, args = "SELECT COUNT(*) FROM submissions", cast(tuple[str, ...], ())
+        if exercise_id is not None:
+            sql, args = sql + " WHERE exercise_id = %s", (exercise_id,)
+        _, rows = self._read(sql, args)
+        return int(rows[0][0])
+
+    def recent(self, limit: int) -> list[dict[str, object]]:
+        names, rows = self._read("SELECT * FROM submissions ORDER BY id DESC LIMIT %s", (limit,))
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            self._drop()

@@ -1,0 +1,155 @@
+"""Submission history in PostgreSQL, the database replicas share (architecture.md, "Scale").
+
+Against a real server: a throwaway cluster on loopback (tests/http/postgres.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from live_server import free_port, start_server
+from postgres import PostgresServer
+
+from app.databases import PostgresDatabase, redact
+from app.schemas import Report, Status, Verdict
+from app.storage import History
+
+REPORT = Report(
+    status=Status.failed, verdict=Verdict.wrong_answer, passed=4, total=6, duration_ms=2.5
+)
+
+
+def test_rows_land_in_postgresql(postgres_server: PostgresServer, postgres_url: str) -> None:
+    history = History.from_url(postgres_url)
+    assert history is not None and history.database == "postgresql"
+    for i in range(300):
+        history.record("a" if i % 3 else "b", REPORT, f"code {i}")
+    history.flush()
+    assert history.count() == 300
+    assert history.count("b") == 100
+    newest = history.recent(1)[0]
+    assert newest["code_sha256"] == hashlib.sha256(b"code 299").hexdigest()
+    assert (newest["status"], newest["verdict"], newest["passed"], newest["total"]) == (
+        "fail",
+        "wrong_answer",
+        4,
+        6,
+    )
+    assert history.state() == {"database": "postgresql", "backlog": 0, "lost": 0}
+    history.close()
+    history.close()  # idempotent
+    # Seen from outside the judge, in the database itself:
+    database = postgres_url.rsplit("/", 1)[1]
+    assert postgres_server.sql(database, "SELECT COUNT(*) FROM submissions") == [(300,)]
+
+
+def test_replicas_starting_together_share_one_table(postgres_url: str) -> None:
+    """Four judges open the same empty database at once, then write concurrently."""
+    start = threading.Barrier(4)
+    opened: list[History | None] = [None] * 4
+
+    def replica(index: int) -> None:
+        start.wait()
+        opened[index] = History.from_url(postgres_url)
+
+    threads = [threading.Thread(target=replica, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    replicas = [h for h in opened if h is not None]
+    assert len(replicas) == 4, "a replica failed to open the shared history"
+    for round_ in range(50):
+        for index, history in enumerate(replicas):
+            history.record(f"ex-{index}", REPORT, f"{index}:{round_}")
+    for history in replicas:
+        history.close()
+    reader = History.from_url(postgres_url)
+    assert reader is not None
+    assert reader.count() == 200
+    assert [reader.count(f"ex-{i}") for i in range(4)] == [50, 50, 50, 50]
+    reader.close()
+
+
+def test_history_survives_a_database_restart(
+    postgres_server: PostgresServer, postgres_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    history = History.from_url(postgres_url)
+    assert history is not None
+    history.record("a", REPORT, "before")
+    history.flush()
+    postgres_server.restart()  # the judge's open connection is cut
+    history.record("a", REPORT, "after")
+    history.flush()
+    assert history.count() == 2
+    assert history.state()["lost"] == 0
+    assert "could not store" not in caplog.text
+    history.close()
+
+
+def test_a_failed_insert_is_counted_and_logged_not_raised(
+    postgres_server: PostgresServer, postgres_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    history = History.from_url(postgres_url)
+    assert history is not None
+    postgres_server.sql(postgres_url.rsplit("/", 1)[1], "DROP TABLE submissions")
+    history.record("a", REPORT, "x")
+    history.flush()
+    assert "could not store 1 submission" in caplog.text
+    assert history.state()["lost"] == 1
+    history.close()
+
+
+def test_unreachable_server_disables_history_without_leaking_the_password(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    url = f"postgresql://judge:hunter2@127.0.0.1:{free_port()}/judge"  # nothing listens
+    began = time.monotonic()
+    assert History.from_url(url) is None
+    assert time.monotonic() - began < 10
+    assert "submission history disabled" in caplog.text
+    assert "hunter2" not in caplog.text
+    assert redact(url) in caplog.text
+
+
+def test_redact_hides_only_the_password() -> None:
+    assert redact("postgresql://u:p%40ss@h:5432/d") == "postgresql://u:***@h:5432/d"
+    assert redact("postgresql://u@h/d") == "postgresql://u@h/d"
+    assert redact("sqlite:///var/judge.sqlite3") == "sqlite:///var/judge.sqlite3"
+
+
+def test_connection_is_reopened_for_reads(
+    postgres_server: PostgresServer, postgres_url: str
+) -> None:
+    database = PostgresDatabase(postgres_url)
+    assert database.count() == 0
+    postgres_server.restart()
+    assert database.count() == 0
+    database.close()
+
+
+@pytest.mark.real_judge
+def test_a_served_judge_records_submissions_in_postgresql(
+    tmp_path: Path, postgres_server: PostgresServer, postgres_url: str
+) -> None:
+    server = start_server(tmp_path, JUDGE_DATABASE_URL=postgres_url)
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            health = client.get("/api/health").json()
+            assert health["history"]["database"] == "postgresql"
+            answer = client.post(
+                "/api/exercises/speculative-decoding-verify/submissions",
+                json={"code": "def verify(:\n"},
+            )
+            assert answer.status_code == 200
+            assert answer.json()["verdict"] == "compile_error"
+    finally:
+        assert server.stop() == 0
+    database = postgres_url.rsplit("/", 1)[1]
+    rows = postgres_server.sql(database, "SELECT exercise_id, verdict FROM submissions")
+    assert rows == [("speculative-decoding-verify", "compile_error")]
