@@ -2,7 +2,7 @@
 
 Debian's ``postgresql`` package provides the binaries (``.ci/run`` installs it); nothing of the
 machine's own clusters is used or touched. PostgreSQL refuses to run as root, so when the tests
-run as root the cluster belongs to the ``postgres`` account the package creates.
+run as root the cluster belongs to the ``postgres`` account the package creates (or ``nobody``).
 """
 
 from __future__ import annotations
@@ -51,7 +51,10 @@ class PostgresServer:
 
     def __post_init__(self) -> None:
         if os.geteuid() == 0:
-            account = pwd.getpwnam("postgres")
+            try:
+                account = pwd.getpwnam("postgres")  # created by Debian's package
+            except KeyError:
+                account = pwd.getpwnam("nobody")
             os.chown(self.root, account.pw_uid, account.pw_gid)
             self._user = {"user": account.pw_uid, "group": account.pw_gid, "extra_groups": []}
         self._run(
