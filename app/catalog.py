@@ -186,10 +186,10 @@ def load_exercise(folder: Path) -> Exercise:
     feedback = meta.get("feedback", {})
     _require(
         isinstance(feedback, dict)
-        and set(feedback) <= {"extra", "missing", "differs"}
+        and set(feedback) <= {"extra", "missing", "differs", "empty"}
         and all(isinstance(v, str) for v in feedback.values()),
         meta_path,
-        "[feedback] may only set the strings extra, missing and differs",
+        "[feedback] may only set the strings extra, missing, differs and empty",
     )
 
     cases = load_cases(folder / "cases.json", parameters)

@@ -199,11 +199,16 @@ def same(actual: Any, expected: Any) -> bool:
 
 @dataclass(frozen=True)
 class Feedback:
-    """Exercise wording for sequence mismatches; ``{i}``, ``{actual}``, ``{expected}`` fill in."""
+    """Exercise wording for sequence mismatches; ``{i}``, ``{actual}``, ``{expected}`` fill in.
+
+    ``empty`` (whole list in ``{expected}``) is for an empty list where the reference has items:
+    an exercise whose answer can never be empty says so, instead of "position 0: ...".
+    """
 
     extra: str = "position {i}: you returned {actual} but the reference stopped before it"
     missing: str = "position {i}: you stopped, but the reference continues with {expected}"
     differs: str = "position {i}: you returned {actual} but the reference returned {expected}"
+    empty: str | None = None
 
 
 def value_problem(actual: Any, expected: Any, what: str, feedback: Feedback) -> str | None:
@@ -211,6 +216,8 @@ def value_problem(actual: Any, expected: Any, what: str, feedback: Feedback) -> 
     if same(actual, expected):
         return None
     if isinstance(actual, list) and isinstance(expected, list):
+        if not actual and feedback.empty is not None:
+            return feedback.empty.format(i=0, actual="[]", expected=_show(expected))
         for i in range(max(len(actual), len(expected))):
             if i >= len(expected):
                 return feedback.extra.format(i=i, actual=_show(actual[i]), expected="")

@@ -40,6 +40,15 @@ def test_reference_passes_and_starter_fails(folder, judge: Judge) -> None:
     assert all(test.message for test in starter.tests if test.status != Status.passed)
 
 
+def test_the_resample_starter_is_told_a_step_never_yields_nothing(judge: Judge) -> None:
+    exercise = load_exercise(EXERCISES_DIR / "speculative-decoding-resample")
+    report = judge.grade(exercise, exercise.starter_code)
+    first = report.tests[0]
+    assert first.message is not None
+    assert first.message.startswith("you returned no tokens, but a step always yields at least one")
+    assert repr(first.expected) in first.message
+
+
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
 def test_stored_expectations_equal_regenerated(folder, judge: Judge) -> None:
     exercise = load_exercise(folder)

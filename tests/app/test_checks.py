@@ -75,6 +75,17 @@ def test_sequence_feedback_uses_the_exercise_wording() -> None:
     assert "you returned 3 but the reference returned 2" in checks.value_problem(3, 2, "n", wording)
 
 
+def test_an_empty_answer_gets_the_exercise_sentence_when_it_has_one() -> None:
+    never_empty = Feedback(empty="you returned no tokens; the reference returned {expected}")
+    assert checks.value_problem([], [0, 2], "x", never_empty) == (
+        "you returned no tokens; the reference returned [0, 2]"
+    )
+    assert checks.value_problem([], [], "x", never_empty) is None
+    assert checks.value_problem([1], [0, 2], "x", never_empty) == (
+        "position 0: you returned 1 but the reference returned 0"
+    )
+
+
 def test_equality_is_on_plain_data_with_exact_kinds() -> None:
     assert checks.same([1, 2], [1, 2])
     assert not checks.same([True], [1])
