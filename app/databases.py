@@ -230,6 +230,13 @@ class PostgresDatabase:
                 connect_timeout=CONNECT_TIMEOUT_S,
                 application_name="judge",
                 options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
+                # A server that vanishes without closing the connection (a dead host, a cut
+                # network) is noticed in about half a minute instead of never.
+                keepalives=1,
+                keepalives_idle=10,
+                keepalives_interval=5,
+                keepalives_count=3,
+                tcp_user_timeout=30_000,
             )
         except self._psycopg.Error as exc:
             # libpq's message names host and port, never the password.

@@ -21,6 +21,7 @@ log = logging.getLogger("judge.storage")
 
 BACKLOG = 10_000
 BATCH = 256
+CLOSE_TIMEOUT_S = 10
 _STOP = None
 
 
@@ -50,11 +51,17 @@ class _Row:
 class History:
     """Append-only submission log over one database (a SQLite path, or an opened Database)."""
 
-    def __init__(self, database: Database | str) -> None:
+    def __init__(
+        self, database: Database | str, *, close_timeout_s: float = CLOSE_TIMEOUT_S
+    ) -> None:
         self._db = SqliteDatabase(database) if isinstance(database, str) else database
+        self._close_timeout_s = close_timeout_s
         self._queue: queue.Queue[_Row | None] = queue.Queue(maxsize=BACKLOG)
         self._lost = 0  # rows dropped (backlog full) or not stored (database error)
         self._lost_lock = threading.Lock()  # the event loop and the writer both count
+        self._ending = threading.Lock()  # who closes the database: close(), or a late writer
+        self._writer_done = False
+        self._writer_closes = False
         self._writer = threading.Thread(
             target=self._write_forever, name="judge-history", daemon=True
         )
@@ -101,10 +108,23 @@ class History:
         return self._db.recent(limit)
 
     def close(self) -> None:
-        """Write what is queued, stop the writer, close the connection; idempotent."""
+        """Write what is queued, stop the writer, close the connection; idempotent.
+
+        Waits at most ``close_timeout_s`` for the writer: one stuck in a database that stopped
+        answering holds the connection, so it is left to close it itself if it ever returns
+        (it is a daemon thread: it ends with the process anyway).
+        """
         if self._writer.is_alive():
             self._queue.put(_STOP)
-            self._writer.join(timeout=10)
+            self._writer.join(timeout=self._close_timeout_s)
+        with self._ending:
+            if not self._writer_done:
+                self._writer_closes = True
+                log.error(
+                    "submission history: writer still busy after %s s; not waiting for it",
+                    self._close_timeout_s,
+                )
+                return
         self._db.close()
 
     def _count_lost(self, rows: int) -> None:
@@ -130,4 +150,8 @@ class History:
                 for _ in batch:
                     self._queue.task_done()
             if batch[-1] is _STOP:
+                with self._ending:
+                    self._writer_done = True
+                    if self._writer_closes:
+                        self._db.close()
                 return

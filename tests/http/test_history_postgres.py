@@ -6,6 +6,8 @@ Against a real server: a throwaway cluster on loopback (tests/http/postgres.py).
 from __future__ import annotations
 
 import hashlib
+import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -15,7 +17,7 @@ import pytest
 from live_server import free_port, start_server
 from postgres import PostgresServer
 
-from app.databases import PostgresDatabase, redact
+from app.databases import PostgresDatabase, open_database, redact
 from app.schemas import Report, Status, Verdict
 from app.storage import History
 
@@ -103,6 +105,41 @@ def test_a_failed_insert_is_counted_and_logged_not_raised(
     assert "could not store 1 submission" in caplog.text
     assert history.state()["lost"] == 1
     history.close()
+
+
+def test_closing_does_not_hang_on_a_database_that_stopped_answering(
+    postgres_server: PostgresServer, postgres_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    history = History(open_database(postgres_url), close_timeout_s=0.5)
+    history.record("a", REPORT, "first")
+    history.flush()
+    (backend,) = postgres_server.sql(
+        "postgres",
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'judge'"
+        f" AND datname = '{postgres_url.rsplit('/', 1)[1]}'",
+    )[0]
+    assert isinstance(backend, int)
+    os.kill(backend, signal.SIGSTOP)  # the judge's session hangs mid-insert
+    try:
+        history.record("a", REPORT, "second")
+        began = time.monotonic()
+        history.close()
+        assert time.monotonic() - began < 5
+        assert "writer still busy" in caplog.text
+    finally:
+        os.kill(backend, signal.SIGCONT)
+    history._writer.join(timeout=10)  # it finishes its insert, then closes the connection
+    assert not history._writer.is_alive()
+    database = postgres_url.rsplit("/", 1)[1]
+    assert postgres_server.sql(database, "SELECT COUNT(*) FROM submissions") == [(2,)]
+    sessions = (
+        "SELECT COUNT(*) FROM pg_stat_activity"
+        f" WHERE application_name = 'judge' AND datname = '{database}'"
+    )
+    deadline = time.monotonic() + 5
+    while postgres_server.sql("postgres", sessions) != [(0,)]:
+        assert time.monotonic() < deadline, "the late writer left its connection open"
+        time.sleep(0.05)
 
 
 def test_unreachable_server_disables_history_without_leaking_the_password(
