@@ -129,7 +129,34 @@ def open_database(url: str) -> Database:
     return PostgresDatabase(url)
 
 
-class SqliteDatabase:
+class _Submissions:
+    """The queries both backends share; a backend gives its placeholder and ``_read``."""
+
+    placeholder = "?"
+
+    @property
+    def insert_statement(self) -> str:
+        marks = ", ".join(self.placeholder for _ in COLUMNS)
+        return f"INSERT INTO submissions ({', '.join(COLUMNS)}) VALUES ({marks})"
+
+    def _read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
+        raise NotImplementedError
+
+    def count(self, exercise_id: str | None = None) -> int:
+        sql, args = "SELECT COUNT(*) FROM submissions", cast(tuple[str, ...], ())
+        if exercise_id is not None:
+            sql, args = f"{sql} WHERE exercise_id = {self.placeholder}", (exercise_id,)
+        _, rows = self._read(sql, args)
+        return int(rows[0][0])
+
+    def recent(self, limit: int) -> list[dict[str, object]]:
+        names, rows = self._read(
+            f"SELECT * FROM submissions ORDER BY id DESC LIMIT {self.placeholder}", (limit,)
+        )
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+class SqliteDatabase(_Submissions):
     """One SQLite connection (WAL for a file), shared under a lock."""
 
     kind = "sqlite"
@@ -146,17 +173,13 @@ class SqliteDatabase:
         except (OSError, sqlite3.Error) as exc:
             raise DatabaseError(f"cannot open SQLite database {path!r}: {exc}") from exc
         self._lock = threading.Lock()
-        self._insert = (
-            f"INSERT INTO submissions ({', '.join(COLUMNS)})"
-            f" VALUES ({', '.join('?' for _ in COLUMNS)})"
-        )
 
     def insert(self, rows: Sequence[Row]) -> None:
         with self._lock:
             try:
                 self._db.execute("BEGIN")
                 try:
-                    self._db.executemany(self._insert, rows)
+                    self._db.executemany(self.insert_statement, rows)
                     self._db.execute("COMMIT")
                 except BaseException:
                     self._db.execute("ROLLBACK")
@@ -164,27 +187,17 @@ class SqliteDatabase:
             except sqlite3.Error as exc:
                 raise DatabaseError(f"SQLite insert failed: {exc}") from exc
 
-    def count(self, exercise_id: str | None = None) -> int:
-        sql, args = "SELECT COUNT(*) FROM submissions", cast(tuple[str, ...], ())
-        if exercise_id is not None:
-            sql, args = sql + " WHERE exercise_id = ?", (exercise_id,)
+    def _read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
         with self._lock:
-            return int(self._db.execute(sql, args).fetchone()[0])
-
-    def recent(self, limit: int) -> list[dict[str, object]]:
-        with self._lock:
-            cursor = self._db.execute(
-                "SELECT * FROM submissions ORDER BY id DESC LIMIT ?", (limit,)
-            )
-            names = [d[0] for d in cursor.description]
-            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+            cursor = self._db.execute(sql, args)
+            return [d[0] for d in cursor.description], cursor.fetchall()
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
 
-class PostgresDatabase:
+class PostgresDatabase(_Submissions):
     """One psycopg connection, reopened when the server went away between two calls.
 
     psycopg is imported only here, so a judge on SQLite never loads it. A lost connection is
@@ -194,6 +207,7 @@ class PostgresDatabase:
     """
 
     kind = "postgresql"
+    placeholder = "%s"
 
     def __init__(self, url: str) -> None:
         try:
@@ -204,10 +218,6 @@ class PostgresDatabase:
         self._url = url
         self._lock = threading.Lock()
         self._conn: psycopg.Connection[Any] | None = None
-        self._insert = (
-            f"INSERT INTO submissions ({', '.join(COLUMNS)})"
-            f" VALUES ({', '.join('%s' for _ in COLUMNS)})"
-        )
         with self._lock:
             conn = self._connection()
             try:
@@ -259,7 +269,7 @@ class PostgresDatabase:
                 try:
                     conn.execute("BEGIN")
                     with conn.cursor() as cursor:
-                        cursor.executemany(self._insert, rows)
+                        cursor.executemany(self.insert_statement, rows)
                 except psycopg.OperationalError as exc:
                     self._drop()
                     if attempt == 2:
@@ -298,17 +308,6 @@ class PostgresDatabase:
                     retried = True
                 except psycopg.Error as exc:
                     raise DatabaseError(f"PostgreSQL query failed: {exc}") from exc
-
-    def count(self, exercise_id: str | None = None) -> int:
-        sql, args = "SELECT COUNT(*) FROM submissions", cast(tuple[str, ...], ())
-        if exercise_id is not None:
-            sql, args = sql + " WHERE exercise_id = %s", (exercise_id,)
-        _, rows = self._read(sql, args)
-        return int(rows[0][0])
-
-    def recent(self, limit: int) -> list[dict[str, object]]:
-        names, rows = self._read("SELECT * FROM submissions ORDER BY id DESC LIMIT %s", (limit,))
-        return [dict(zip(names, row, strict=True)) for row in rows]
 
     def close(self) -> None:
         with self._lock:

@@ -10,6 +10,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -78,11 +79,18 @@ def test_replicas_starting_together_share_one_table(postgres_url: str) -> None:
     reader.close()
 
 
+@pytest.fixture
+def history(postgres_url: str) -> Iterator[History]:
+    """The judge's history on a fresh PostgreSQL database, closed after the test."""
+    opened = History.from_url(postgres_url)
+    assert opened is not None
+    yield opened
+    opened.close()
+
+
 def test_history_survives_a_database_restart(
-    postgres_server: PostgresServer, postgres_url: str, caplog: pytest.LogCaptureFixture
+    postgres_server: PostgresServer, history: History, caplog: pytest.LogCaptureFixture
 ) -> None:
-    history = History.from_url(postgres_url)
-    assert history is not None
     history.record("a", REPORT, "before")
     history.flush()
     postgres_server.restart()  # the judge's open connection is cut
@@ -91,20 +99,19 @@ def test_history_survives_a_database_restart(
     assert history.count() == 2
     assert history.state()["lost"] == 0
     assert "could not store" not in caplog.text
-    history.close()
 
 
 def test_a_failed_insert_is_counted_and_logged_not_raised(
-    postgres_server: PostgresServer, postgres_url: str, caplog: pytest.LogCaptureFixture
+    postgres_server: PostgresServer,
+    postgres_url: str,
+    history: History,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    history = History.from_url(postgres_url)
-    assert history is not None
     postgres_server.sql(postgres_url.rsplit("/", 1)[1], "DROP TABLE submissions")
     history.record("a", REPORT, "x")
     history.flush()
     assert "could not store 1 submission" in caplog.text
     assert history.state()["lost"] == 1
-    history.close()
 
 
 def test_closing_does_not_hang_on_a_database_that_stopped_answering(
