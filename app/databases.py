@@ -129,6 +129,31 @@ def open_database(url: str) -> Database:
     return PostgresDatabase(url)
 
 
+def describe(url: str | None) -> dict[str, object]:
+    """What ``judge doctor`` says of the history database: reachable, how many rows, or why not.
+
+    A SQLite file that does not exist yet is not created here: the server creates it on start.
+    """
+    if url is None:
+        return {"enabled": False, "url": None, "detail": "JUDGE_DATABASE_URL is empty"}
+    shown = redact(url)
+    if url.startswith(SQLITE_PREFIX):
+        path = sqlite_path(url)
+        if path != ":memory:" and not Path(path).exists():
+            where = Path(path).resolve()
+            return {"enabled": True, "url": shown, "detail": f"{where} will be created on start"}
+    try:
+        database = open_database(url)
+        try:
+            stored = database.count()
+        finally:
+            database.close()
+    except (DatabaseError, ValueError) as exc:
+        reason = " ".join(str(exc).split())  # libpq's messages span lines
+        return {"enabled": False, "url": shown, "detail": f"unusable: {reason}"}
+    return {"enabled": True, "url": shown, "detail": f"reachable, {stored} submission(s) stored"}
+
+
 class _Submissions:
     """The queries both backends share; a backend gives its placeholder and ``_read``."""
 

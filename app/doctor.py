@@ -9,11 +9,23 @@ import sys
 from pathlib import Path
 
 from app.catalog import Catalog
+from app.config import ConfigError, Settings
+from app.databases import describe
 from app.judge import Judge
 from app.lifespan import mandatory_layers, missing_layers
 
 
+def history_state() -> dict[str, object]:
+    """The submission history the environment configures; never fatal (grading goes on)."""
+    try:
+        url = Settings.from_env().database_url
+    except ConfigError as exc:
+        return {"enabled": False, "url": None, "detail": str(exc)}
+    return describe(url)
+
+
 def doctor(root: Path, *, as_json: bool = False) -> int:
+    history = history_state()
     catalog = Catalog.load(root)
     judge = Judge.create(workers=1, queue_size=1)
     try:
@@ -51,6 +63,7 @@ def doctor(root: Path, *, as_json: bool = False) -> int:
                     "reasons": reasons,
                     "missing_mandatory": missing,
                     "exercises": probe,
+                    "history": history,
                     "facts": facts,
                 },
                 indent=2,
@@ -74,6 +87,9 @@ def doctor(root: Path, *, as_json: bool = False) -> int:
             f"{info['time_ms']} ms per case, {info['memory_mb']} MB, "
             f"{info['output_bytes'] // 1024} KB output, {info['code_bytes'] // 1024} KB code"
         )
+    state = "on " if history["enabled"] else "OFF"
+    url = f" {history['url']}:" if history["url"] else ""
+    print(f"submission history (not needed to grade):\n  {state}{url} {history['detail']}")
     if missing:
         print(f"MISSING mandatory layers: {', '.join(missing)}")
     print("ok" if healthy else "NOT OK")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -17,10 +18,12 @@ REPORT_KEYS = {"status", "verdict", "message", "passed", "total", "duration_ms",
 TEST_KEYS = {"name", "status", "input", "expected", "actual", "message", "output", "duration_ms"}
 
 
-def judge(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def judge(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [JUDGE, *args], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-        input=stdin,
+        input=stdin, env=None if env is None else {**os.environ, **env},
     )  # fmt: skip
 
 
@@ -93,10 +96,12 @@ def test_exercises_check_passes_on_the_built_in_exercises() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_doctor_shows_every_layer_and_grades_each_reference() -> None:
-    done = judge("doctor")
+def test_doctor_shows_every_layer_and_grades_each_reference(tmp_path: Path) -> None:
+    database = tmp_path / "history.sqlite3"
+    done = judge("doctor", env={"JUDGE_DATABASE_URL": f"sqlite:///{database}"})
     assert done.returncode == 0, done.stdout + done.stderr
     for layer in ("rlimits", "clean_env", "no_new_privs", "landlock", "seccomp", "policy"):
         assert any(line.split()[:2] == ["on", layer] for line in done.stdout.splitlines()), layer
     assert "speculative-decoding-verify: accepted" in done.stdout
     assert "speculative-decoding-resample: accepted" in done.stdout
+    assert f"on  sqlite:///{database}: {database} will be created on start" in done.stdout

@@ -18,7 +18,7 @@ import pytest
 from live_server import free_port, start_server
 from postgres import PostgresServer
 
-from app.databases import PostgresDatabase, open_database, redact
+from app.databases import PostgresDatabase, describe, open_database, redact
 from app.schemas import Report, Status, Verdict
 from app.storage import History
 
@@ -159,6 +159,20 @@ def test_unreachable_server_disables_history_without_leaking_the_password(
     assert "submission history disabled" in caplog.text
     assert "hunter2" not in caplog.text
     assert redact(url) in caplog.text
+
+
+def test_doctor_description_of_a_postgresql_history(postgres_url: str, history: History) -> None:
+    history.record("a", REPORT, "x")
+    history.flush()
+    assert describe(postgres_url) == {
+        "enabled": True,
+        "url": postgres_url,
+        "detail": "reachable, 1 submission(s) stored",
+    }
+    refused = describe(f"postgresql://judge:hunter2@127.0.0.1:{free_port()}/judge")
+    assert refused["enabled"] is False
+    assert "Connection refused" in str(refused["detail"])
+    assert "hunter2" not in str(refused)
 
 
 def test_redact_hides_only_the_password() -> None:

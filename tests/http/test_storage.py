@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.databases import sqlite_path
+from app.databases import describe, sqlite_path
 from app.schemas import Report, Status, Verdict
 from app.storage import History
 
@@ -75,3 +75,19 @@ def test_sqlite_urls() -> None:
     assert sqlite_path("sqlite:///var/judge.sqlite3") == "var/judge.sqlite3"
     assert sqlite_path("sqlite:////abs/judge.sqlite3") == "/abs/judge.sqlite3"
     assert sqlite_path("sqlite:///:memory:") == ":memory:"
+
+
+def test_doctor_description_of_a_sqlite_history(tmp_path: Path) -> None:
+    path = tmp_path / "not-yet" / "history.sqlite3"
+    first = describe(f"sqlite:///{path}")
+    assert first["enabled"] is True and "will be created on start" in str(first["detail"])
+    assert not path.parent.exists(), "describing a database must not create it"
+    history = History(str(path))
+    history.record("a", REPORT, "x")
+    history.close()
+    assert describe(f"sqlite:///{path}")["detail"] == "reachable, 1 submission(s) stored"
+    assert describe(None)["enabled"] is False
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    broken = describe(f"sqlite:///{blocker}")
+    assert broken["enabled"] is False and str(broken["detail"]).startswith("unusable:")
