@@ -9,12 +9,16 @@
 //     label: "Code editor",         // accessible name of the editing area
 //   });
 //   editor.getCode(); editor.setCode(text); editor.focus();
+//   editor.markLine(n);   // highlight line n (1-based) as the one a report blames; null clears
+//   editor.goToLine(n);   // put the cursor at the start of line n, scroll to it, focus
 //
-// setCode is one ordinary transaction, so the editor's history can undo it (Ctrl+Z).
+// setCode is one ordinary transaction, so the editor's history can undo it (Ctrl+Z). The marked
+// line follows edits above it and goes away with the next markLine(null) or setCode.
 
 import { EditorView } from "codemirror";
-import { EditorState, Prec } from "@codemirror/state";
+import { EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
 import {
+  Decoration,
   keymap,
   lineNumbers,
   highlightActiveLine,
@@ -60,6 +64,36 @@ const theme = EditorView.theme({
     outline: "1px solid #6b8fd6",
   },
   "&.cm-focused .cm-nonmatchingBracket": { backgroundColor: "#ffd9d9" },
+  ".cm-judge-error-line": {
+    backgroundColor: "#fdecec",
+    boxShadow: "inset 3px 0 0 #c62828",
+  },
+  ".cm-judge-error-line.cm-activeLine": { backgroundColor: "#fbdede" },
+});
+
+// The line a report blames (a compile error, a refused construct, an exception): one line
+// decoration, replaced by each markLine and mapped through edits in between.
+const setMarkedLine = StateEffect.define();
+const errorLineMark = Decoration.line({
+  class: "cm-judge-error-line",
+  attributes: { "data-testid": "error-line", title: "The line the last run's error points at" },
+});
+const markedLine = StateField.define({
+  create: () => Decoration.none,
+  update(marks, transaction) {
+    marks = marks.map(transaction.changes);
+    for (const effect of transaction.effects) {
+      if (!effect.is(setMarkedLine)) continue;
+      const number = effect.value;
+      const doc = transaction.state.doc;
+      marks =
+        Number.isInteger(number) && number >= 1 && number <= doc.lines
+          ? Decoration.set([errorLineMark.range(doc.line(number).from)])
+          : Decoration.none;
+    }
+    return marks;
+  },
+  provide: (field) => EditorView.decorations.from(field),
 });
 
 function create(parent, options = {}) {
@@ -86,6 +120,7 @@ function create(parent, options = {}) {
       doc: options.doc || "",
       extensions: [
         runKeys,
+        markedLine,
         lineNumbers(),
         highlightActiveLineGutter(),
         highlightSpecialChars(),
@@ -124,7 +159,22 @@ function create(parent, options = {}) {
         selection: { anchor: 0 },
         scrollIntoView: true,
         userEvent: "input.replace",
+        effects: setMarkedLine.of(null),
       });
+    },
+    markLine(number) {
+      view.dispatch({ effects: setMarkedLine.of(number ?? null) });
+    },
+    goToLine(number) {
+      const doc = view.state.doc;
+      if (!Number.isInteger(number) || number < 1 || number > doc.lines) return false;
+      const line = doc.line(number);
+      view.dispatch({
+        selection: { anchor: line.from },
+        effects: EditorView.scrollIntoView(line.from, { y: "center" }),
+      });
+      view.focus();
+      return true;
     },
     focus() {
       view.focus();

@@ -285,6 +285,43 @@
     return Math.max(...String(text).split("\n").map((line) => line.length));
   }
 
+  // Reports name the learner's line as "line N" (compile errors, refused constructs, exceptions
+  // and their traceback). Each mention becomes a button that puts the editor's cursor there.
+  const LINE_MENTION = /\bline (\d+)\b/g;
+
+  function withLineLinks(text) {
+    const parts = [];
+    let last = 0;
+    for (const match of String(text).matchAll(LINE_MENTION)) {
+      parts.push(String(text).slice(last, match.index));
+      const number = Number(match[1]);
+      const link = element("button", {
+        type: "button",
+        class: "line-link",
+        "data-testid": "line-link",
+        "data-line": String(number),
+        title: "Show line " + number + " in the editor",
+        text: match[0],
+      });
+      link.addEventListener("click", () => editor && editor.goToLine(number));
+      parts.push(link);
+      last = match.index + match[0].length;
+    }
+    parts.push(String(text).slice(last));
+    return parts;
+  }
+
+  // The line to mark in the editor: the one the report's own message names (compile error,
+  // refused code), else the first erroring case's.
+  function blamedLine(report) {
+    const errors = (Array.isArray(report.tests) ? report.tests : []).filter((test) => test.status === "error");
+    for (const text of [report.message, ...errors.map((test) => test.message)]) {
+      const match = /\bline (\d+)\b/.exec(String(text || ""));
+      if (match) return Number(match[1]);
+    }
+    return null;
+  }
+
   // nothingRan: the whole submission failed before any case (compile error, policy): the report's
   // message says why, so the rows stay collapsed instead of repeating it six times.
   function renderTest(test, index, nothingRan) {
@@ -301,7 +338,7 @@
       body.append(
         element("p", { class: "test__message" + (multiline ? " test__message--pre" : ""), "data-testid": "test-message" }, [
           element("span", { class: "visually-hidden", text: "Message: " }),
-          test.message,
+          ...withLineLinks(test.message),
         ]),
       );
     }
@@ -361,7 +398,7 @@
     ]);
     const message = $("report-message");
     if (report.message) {
-      message.textContent = report.message;
+      message.replaceChildren(...withLineLinks(report.message));
       message.hidden = false;
     } else {
       message.textContent = "";
@@ -424,6 +461,7 @@
     const button = $("run");
     const hadFocus = document.activeElement === button;
     setBusy(true);
+    editor.markLine(null);
     setSummary("running", [
       element("span", { class: "spinner", "aria-hidden": "true" }),
       element("span", { text: "Running your code against " + (exercise.tests || []).length + " cases\u2026" }),
@@ -442,8 +480,10 @@
       }
       if (response.ok) {
         const report = await readJson(response);
-        if (report && typeof report === "object" && "verdict" in report) renderReport(report);
-        else renderHttpProblem("Unexpected answer", "The judge sent a reply this page cannot read.");
+        if (report && typeof report === "object" && "verdict" in report) {
+          renderReport(report);
+          editor.markLine(blamedLine(report));
+        } else renderHttpProblem("Unexpected answer", "The judge sent a reply this page cannot read.");
       } else {
         const [kind, text] = await problemFromResponse(response);
         renderHttpProblem(kind, text);

@@ -175,6 +175,41 @@ def test_compile_error_shows_the_message_with_its_line(page: Any) -> None:
     assert re.search(r"line \d", message.inner_text())
 
 
+def test_the_blamed_line_is_marked_and_each_mention_of_it_jumps_there(page: Any) -> None:
+    p = open_exercise(page, "speculative-decoding-verify")
+    set_code(
+        p,
+        "def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):\n"
+        "    accepted = []\n"
+        "    ratio = target_probs[0] / 0\n"
+        "    return accepted, 0\n",
+    )
+    run_and_wait(p)
+    marked = p.get_by_test_id("error-line")
+    assert marked.count() == 1
+    assert marked.inner_text() == "    ratio = target_probs[0] / 0"
+    first_error = p.locator("[data-testid=test-result][data-status=error]").first
+    links = first_error.get_by_test_id("line-link")
+    assert links.count() >= 1  # the message, and the traceback under it
+    assert links.first.inner_text() == "line 3"
+    assert "ZeroDivisionError (line 3)" in first_error.get_by_test_id("test-message").inner_text()
+    p.locator(".cm-scroller").evaluate("scroller => { scroller.scrollTop = 0; }")
+    links.first.click()
+    assert p.evaluate("() => document.activeElement.classList.contains('cm-content')")
+    assert p.locator(".cm-activeLine").inner_text() == "    ratio = target_probs[0] / 0"
+
+    set_code(p, "def speculative_decode(draft_probs,\n    target_probs:\n    pass\n")
+    run_and_wait(p)
+    message = p.get_by_test_id("report-message")
+    assert message.get_by_test_id("line-link").count() >= 1
+    number = int(message.get_by_test_id("line-link").first.get_attribute("data-line"))
+    assert p.get_by_test_id("error-line").inner_text() == editor_text(p).split("\n")[number - 1]
+
+    set_code(p, solution("speculative-decoding-verify"))
+    run_and_wait(p)
+    assert p.get_by_test_id("error-line").count() == 0
+
+
 def test_run_shows_a_busy_state_then_the_report(page: Any) -> None:
     p = open_exercise(page, "speculative-decoding-verify")
     held: list[Any] = []
