@@ -24,6 +24,7 @@ import numpy as np
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
+from sandbox.learner_copy import LEARNER_MODULE
 from sandbox.numpy_guards import guard_attribute
 from sandbox.surfaces import (
     NDARRAY,
@@ -222,7 +223,7 @@ class Policy:
         """Fresh globals for one learner module."""
         return {
             "__builtins__": self.builtins(),
-            "__name__": "solution",
+            "__name__": LEARNER_MODULE,
             "__metaclass__": self.learner_class,
             "_getattr_": self.getattr,
             "_getitem_": operator.getitem,

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from sandbox.learner_copy import deep_copy, shallow_copy
 from sandbox.numpy_guards import guard_attribute, guard_surface
 
 
@@ -195,6 +196,9 @@ def stdlib_surfaces() -> dict[str, Surface]:
             "collections",
             _pick(collections, "deque Counter defaultdict OrderedDict namedtuple".split()),
         ),
+        # The standard copy rebuilds objects past the guards (__reduce_ex__, copyreg): ours
+        # copies plain data, arrays and the learner's own objects, and nothing else.
+        "copy": Surface("copy", {"copy": shallow_copy, "deepcopy": deep_copy}),
         "heapq": public(heapq),
         "bisect": public(bisect),
         "statistics": public(statistics),

@@ -83,6 +83,20 @@ EVERYDAY = {
         "    with np.errstate(divide='ignore'):\n        np.array([1.0]) / np.array([0.0])\n"
         "    np.log(np.array([0.0]))",
     ),
+    "copy and deepcopy": (
+        "import copy\nfrom copy import deepcopy\n"
+        "class Node:\n    def __init__(self, value):\n        self.value = value\n"
+        "        self.children = []\n",
+        "rows = [[1, 2], [3]]; deep = deepcopy(rows); deep[0].append(9)\n"
+        "    assert rows == [[1, 2], [3]] and deep == [[1, 2, 9], [3]]\n"
+        "    flat = copy.copy(rows); flat[1].append(4); assert rows[1] == [3, 4]\n"
+        "    a = np.arange(3.0); b = copy.deepcopy({'a': a, 't': (a, 1)}); b['a'][0] = 7\n"
+        "    assert a[0] == 0 and b['t'][0] is b['a']\n"
+        "    loop = [1]; loop.append(loop); twin = deepcopy(loop); assert twin[1] is twin\n"
+        "    tree = Node(1); tree.children.append(Node(2)); other = deepcopy(tree)\n"
+        "    other.children[0].value = 5; assert tree.children[0].value == 2\n"
+        "    assert type(other) is Node and copy.copy(tree).children is tree.children",
+    ),
     "exceptions and generators": (
         "class MyError(ValueError):\n    pass\n",
         "try:\n        raise MyError('x')\n    except ValueError as error:\n        str(error)\n"
@@ -103,3 +117,42 @@ def test_everyday_code_runs(judge: Judge, catalog: Catalog, name: str) -> None:
     report = judge.grade(catalog.get("speculative-decoding-verify"), code)
     first = report.tests[0]
     assert report.verdict.value == "accepted", (report.message, first.message)
+
+
+@pytest.mark.parametrize(
+    ("copied", "says"),
+    [
+        ("np.random.default_rng(0)", "cannot copy a random generator (Generator)"),
+        ("np.random.RandomState(0)", "cannot copy a random generator (RandomState)"),
+        ("len", "cannot copy a builtin_function_or_method in the judge"),
+        ("np", "cannot copy a Surface in the judge"),
+    ],
+)
+def test_copy_refuses_what_it_cannot_copy_with_a_sentence(
+    judge: Judge, catalog: Catalog, copied: str, says: str
+) -> None:
+    code = (
+        "import copy\nimport numpy as np\n\n"
+        "def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):\n"
+        f"    copy.deepcopy({copied})\n"
+        "    return [], 0\n"
+    )
+    report = judge.grade(catalog.get("speculative-decoding-verify"), code)
+    message = report.tests[0].message or ""
+    assert report.verdict.value == "runtime_error", report.message
+    assert "TypeError" in message and says in message, message
+
+
+def test_the_judges_generator_cannot_be_copied_to_peek_at_draws(
+    judge: Judge, catalog: Catalog
+) -> None:
+    code = (
+        "import copy\n\n"
+        "def speculative_step(p, q, draft, rng):\n"
+        "    copy.copy(rng)\n"
+        "    return [0]\n"
+    )
+    report = judge.grade(catalog.get("speculative-decoding-resample"), code)
+    messages = " ".join(test.message or "" for test in report.tests)
+    assert report.passed == 0
+    assert "cannot copy a random generator" in messages and "counts its draws" in messages
