@@ -9,13 +9,19 @@ generators the judge hands in above all (their draws are counted), is refused wi
 
 from __future__ import annotations
 
+from types import BuiltinFunctionType, FunctionType, MethodType
 from typing import Any
 
 import numpy as np
 
 # The module name learner code runs under (``sandbox.policy``): classes it defines carry it.
 LEARNER_MODULE = "solution"
-_IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, range, np.generic)
+# Returned as they are, by both copies (as the standard module does): values that cannot
+# change, and functions and classes, which a copied structure shares with the original.
+_IMMUTABLE = (
+    type(None), bool, int, float, complex, str, bytes, range, np.generic,
+    FunctionType, BuiltinFunctionType, MethodType, type,
+)  # fmt: skip
 
 
 def _learner_instance(value: Any) -> bool:

@@ -95,7 +95,9 @@ EVERYDAY = {
         "    loop = [1]; loop.append(loop); twin = deepcopy(loop); assert twin[1] is twin\n"
         "    tree = Node(1); tree.children.append(Node(2)); other = deepcopy(tree)\n"
         "    other.children[0].value = 5; assert tree.children[0].value == 2\n"
-        "    assert type(other) is Node and copy.copy(tree).children is tree.children",
+        "    assert type(other) is Node and copy.copy(tree).children is tree.children\n"
+        "    table = deepcopy({'f': len, 'k': Node})\n"
+        "    assert table['f'] is len and table['k'] is Node",
     ),
     "exceptions and generators": (
         "class MyError(ValueError):\n    pass\n",
@@ -124,7 +126,7 @@ def test_everyday_code_runs(judge: Judge, catalog: Catalog, name: str) -> None:
     [
         ("np.random.default_rng(0)", "cannot copy a random generator (Generator)"),
         ("np.random.RandomState(0)", "cannot copy a random generator (RandomState)"),
-        ("len", "cannot copy a builtin_function_or_method in the judge"),
+        ("iter([1, 2])", "cannot copy a list_iterator in the judge"),
         ("np", "cannot copy a Surface in the judge"),
     ],
 )
