@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -34,9 +33,11 @@ def print_report(report: Report, stream=sys.stdout) -> None:  # type: ignore[no-
         if test.status != Status.passed and test.message:
             for line in test.message.splitlines():
                 print(f"      {line}", file=stream)
-            if test.actual is not None or test.expected is not None:
-                print(f"      expected: {json.dumps(test.expected)}", file=stream)
-                print(f"      actual:   {json.dumps(test.actual)}", file=stream)
+            if test.status == Status.error and test.actual is None:
+                continue  # nothing came back: the message says why, "actual: None" would not
+            # Python's spelling (None, True, [1, 2]), as the learner wrote and the page shows.
+            print(f"      expected: {test.expected!r}", file=stream)
+            print(f"      actual:   {test.actual!r}", file=stream)
 
 
 def cmd_grade(args: argparse.Namespace) -> int:

@@ -46,6 +46,22 @@ def test_grading_the_starter_explains_every_failure_and_exits_1() -> None:
         assert lines[index + 1].startswith("      ") and lines[index + 1].strip()
 
 
+def test_values_are_shown_as_python_and_missing_ones_not_at_all(tmp_path: Path) -> None:
+    returns_none = tmp_path / "none.py"
+    returns_none.write_text(
+        "def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):\n"
+        "    return None\n"
+    )
+    done = judge("grade", "speculative-decoding-verify", str(returns_none))
+    assert "      expected: [[10], 1]" in done.stdout
+    assert "      actual:   None" in done.stdout and "null" not in done.stdout
+    broken = tmp_path / "broken.py"
+    broken.write_text("def speculative_decode(:\n")
+    done = judge("grade", "speculative-decoding-verify", str(broken))
+    assert done.stdout.count("not run: your code does not compile") == 6
+    assert "actual:" not in done.stdout and "expected:" not in done.stdout
+
+
 def test_json_report_has_the_contract_shape() -> None:
     done = judge("grade", "speculative-decoding-verify", str(VERIFY / "starter.py"), "--json")
     assert done.returncode == 1, done.stderr
