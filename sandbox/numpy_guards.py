@@ -1,10 +1,24 @@
-"""numpy operations that learner code may not apply to arrays of Python objects.
+"""Arrays of Python objects (dtype=object) are data to learner code, never an operand of numpy.
 
-numpy's sorts, partitions, searches and min/max/arg-reductions keep borrowed pointers into an
-object array while they call the elements' comparison methods. A learner ``__lt__`` that
-reassigns the array's items during the call frees objects numpy still points at (a use after
-free: a crash, or a freed object read as another). Elementwise operations and Python's own
-``sorted``/``max`` hold real references and stay allowed, as do numeric arrays of every kind.
+Many of numpy's loops over an object array hold *borrowed* pointers to its elements while they
+call the elements' own methods: sorts, searches and min/max reductions call ``__lt__``;
+``maximum``, ``minimum``, ``fmax``, ``fmin`` and ``clip`` call ``__ge__``/``__le__`` and then
+return one of the operands; ``logical_and``/``logical_or`` call ``__bool__`` and do the same. A
+learner's method that reassigns the array's items during that call frees an object numpy still
+points at and returns: a use after free, which a determined learner turns into a forged object
+and from there into the real builtins. Refusing the known-bad operations one by one missed some,
+so the rule is now the other way round:
+
+- every function and ufunc of the learner's numpy (and every ufunc method) refuses an argument
+  that is an array of objects, or a list or tuple holding one (``out=(a,)``);
+- an object array's own attributes are limited to a few that only read, reshape or copy it
+  (``OBJECT_ARRAY_ATTRIBUTES``), whether reached on the array, through ``super()`` in a
+  subclass, or unbound on the class (``np.ndarray.clip(a)``).
+
+What stays allowed: building object arrays, indexing and assigning their items, iterating them,
+Python's own ``sorted``/``max``/``sum`` on them (these hold real references), ``tolist()``, and
+every numpy operation on numeric arrays. Arithmetic operators on object arrays stay too: their
+loops keep no element pointer across the call.
 """
 
 from __future__ import annotations
@@ -15,37 +29,35 @@ from typing import Any
 
 import numpy as np
 
-# numpy functions (the learner's np.*) that order the elements of an array argument in place
-# of a copy, or reduce over them keeping a borrowed "best so far" (directly, or inside: the
-# histogram functions take the min and max of their input, digitize checks its bins are sorted,
-# pad's 'maximum'/'median' modes reduce over the edges).
-ORDERING_FUNCTIONS = frozenset(
+from sandbox.refusal import PolicyError
+
+# What learner code may read on an array of objects: its shape, a copy, a list, a reshaped view.
+OBJECT_ARRAY_ATTRIBUTES = frozenset(
     """
-    argsort argpartition partition argmax argmin max min amax amin nanmax nanmin nanargmax
-    nanargmin median nanmedian percentile quantile nanpercentile nanquantile searchsorted ptp
-    lexsort histogram histogram2d histogram_bin_edges digitize pad
+    shape ndim size dtype T tolist item copy reshape ravel flatten transpose squeeze astype fill
     """.split()
-)
-# The same operations as ndarray methods.
-ORDERING_METHODS = frozenset(
-    "sort argsort partition argpartition max min argmax argmin ptp searchsorted".split()
 )
 # ufunc methods that reduce or scatter over an operand (np.maximum.reduce(a), ...).
 UFUNC_METHODS = frozenset("reduce accumulate reduceat at outer".split())
 
 
-class ObjectArrayRefused(Exception):
-    """Raised to learner code; the message says what to do instead."""
+class ObjectArrayRefused(PolicyError):
+    """An operation on an array of Python objects; the message says what to do instead."""
 
 
-def _holds_objects(value: Any) -> bool:
-    return isinstance(value, np.ndarray) and value.dtype.hasobject
+def holds_objects(value: Any) -> bool:
+    """An array of Python objects, or a list/tuple with one at its top level."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.hasobject
+    if type(value) in (list, tuple):
+        return any(isinstance(item, np.ndarray) and item.dtype.hasobject for item in value)
+    return False
 
 
 def _refuse(what: str) -> None:
     raise ObjectArrayRefused(
         f"{what} on an array of Python objects is not available in the judge; use a numeric "
-        "array, or Python's sorted()/max()/min() on a list"
+        "array (a.astype(float)), or a list (a.tolist()) with Python's sorted()/max()/min()"
     )
 
 
@@ -54,32 +66,67 @@ def refusing_object_arrays(function: Callable[..., Any], what: str) -> Callable[
 
     @functools.wraps(function, assigned=("__name__", "__qualname__", "__doc__"), updated=())
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        if any(_holds_objects(value) for value in (*args, *kwargs.values())):
+        if any(holds_objects(value) for value in (*args, *kwargs.values())):
             _refuse(what)
         return function(*args, **kwargs)
 
     return guarded
 
 
+class GuardedUfunc:
+    """A numpy ufunc as learner code sees it: callable, with its methods, minus object arrays."""
+
+    __slots__ = ("_ufunc", "_call")
+
+    def __init__(self, ufunc: np.ufunc) -> None:
+        object.__setattr__(self, "_ufunc", ufunc)
+        object.__setattr__(self, "_call", refusing_object_arrays(ufunc, f"np.{ufunc.__name__}"))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return object.__getattribute__(self, "_call")(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        ufunc = object.__getattribute__(self, "_ufunc")
+        return guard_attribute(ufunc, name, getattr(ufunc, name))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("numpy's ufuncs cannot be modified")
+
+    def __repr__(self) -> str:
+        return repr(object.__getattribute__(self, "_ufunc"))
+
+
+def guard_member(name: str, value: Any) -> Any:
+    """One member of a numpy surface as learner code gets it."""
+    if isinstance(value, np.ufunc):
+        return GuardedUfunc(value)
+    if callable(value) and not isinstance(value, type):
+        return refusing_object_arrays(value, f"np.{name}")
+    return value  # classes (dtypes, errstate, vectorize...) and constants
+
+
 def guard_surface(members: dict[str, Any]) -> dict[str, Any]:
-    """The numpy surface with its ordering functions guarded."""
-    return {
-        name: refusing_object_arrays(value, f"np.{name}") if name in ORDERING_FUNCTIONS else value
-        for name, value in members.items()
-    }
+    """A numpy surface with every function and ufunc guarded."""
+    return {name: guard_member(name, value) for name, value in members.items()}
 
 
 def guard_attribute(obj: Any, name: str, value: Any) -> Any:
     """What learner code gets for ``obj.name`` (already looked up as ``value``)."""
-    if name in ORDERING_METHODS:
-        if isinstance(obj, np.ndarray):
-            if obj.dtype.hasobject:
-                _refuse(f"ndarray.{name}")
-            return value
-        if isinstance(obj, type) and issubclass(obj, np.ndarray):
-            # Unbound (np.ndarray.sort, type(a).sort): the array comes as an argument.
-            return refusing_object_arrays(value, f"ndarray.{name}")
-    elif name in UFUNC_METHODS and isinstance(obj, np.ufunc):
+    if type(obj) is super:
+        # super().clip() in a subclass of np.ndarray reaches the array's own methods.
+        obj = obj.__self__  # type: ignore[attr-defined]
+    is_array_class = isinstance(obj, type) and issubclass(obj, np.ndarray)
+    if name == "resize" and (isinstance(obj, np.ndarray) or is_array_class):
+        # resize(refcheck=False) frees the data under every view of the array: the views then
+        # read and write freed memory (object arrays: fake pointers).
+        raise PolicyError("ndarray.resize is not available in the judge; build a new array")
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.hasobject and name not in OBJECT_ARRAY_ATTRIBUTES:
+            _refuse(f"ndarray.{name}")
+        return value
+    if is_array_class and callable(value):
+        # Unbound (np.ndarray.clip, type(a).argmax): the array comes as an argument.
+        return refusing_object_arrays(value, f"ndarray.{name}")
+    if isinstance(obj, np.ufunc) and name in UFUNC_METHODS:
         return refusing_object_arrays(value, f"np.{obj.__name__}.{name}")
     return value
-

@@ -26,10 +26,9 @@ from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
 from sandbox.learner_copy import LEARNER_MODULE
 from sandbox.numpy_guards import guard_attribute
+from sandbox.refusal import PolicyError
 from sandbox.surfaces import (
     NDARRAY,
-    NDARRAY_RESIZE,
-    PolicyError,
     Surface,
     array_new,
     import_refused,
@@ -117,17 +116,6 @@ class Policy:
                 return _format_unbound
             if type(value) is BuiltinMethodType and isinstance(value.__self__, str):
                 return functools.partial(_format_string, value.__self__)
-            return value
-        if name == "resize":
-            value = getattr(obj, name) if default is ... else getattr(obj, name, default)
-            if value is NDARRAY_RESIZE or (
-                type(value) is BuiltinMethodType and isinstance(value.__self__, np.ndarray)
-            ):
-                # resize(refcheck=False) frees the data under every view of the array: the
-                # views then read and write freed memory (object arrays: fake pointers).
-                raise PolicyError(
-                    "ndarray.resize is not available in the judge; build a new array instead"
-                )
             return value
         value = getattr(obj, name) if default is ... else getattr(obj, name, default)
         return guard_attribute(obj, name, value)

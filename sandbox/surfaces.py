@@ -26,10 +26,7 @@ import numpy as np
 
 from sandbox.learner_copy import deep_copy, shallow_copy
 from sandbox.numpy_guards import guard_attribute, guard_surface
-
-
-class PolicyError(Exception):
-    """Learner code tried something the judge does not allow (a clear, learner-facing message)."""
+from sandbox.refusal import PolicyError
 
 
 class Surface:
@@ -147,7 +144,6 @@ class _ArrayClass:
 
 
 NDARRAY = _ArrayClass()
-NDARRAY_RESIZE = np.ndarray.resize
 
 
 @functools.cache
@@ -166,7 +162,7 @@ def import_refused(name: str) -> str:
 
 def numpy_surfaces() -> dict[str, Surface]:
     random = Surface("numpy.random", _pick(np.random, NUMPY_RANDOM_NAMES))
-    linalg = Surface("numpy.linalg", _pick(np.linalg, NUMPY_LINALG_NAMES))
+    linalg = Surface("numpy.linalg", guard_surface(_pick(np.linalg, NUMPY_LINALG_NAMES)))
     top = guard_surface(_pick(np, NUMPY_NAMES))
     top.update(random=random, linalg=linalg, ndarray=NDARRAY)
     return {"numpy": Surface("numpy", top), "numpy.random": random, "numpy.linalg": linalg}

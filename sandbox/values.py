@@ -138,8 +138,11 @@ class ScriptedGenerator:
     def _many(self, size: Any) -> Any:
         if size is None:
             return self._next()
-        count = int(np.prod(size))
-        return np.array([self._next() for _ in range(count)]).reshape(size)
+        shape = tuple(size) if isinstance(size, (tuple, list)) else (size,)
+        if any(int(length) < 0 for length in shape):
+            raise ValueError("negative dimensions are not allowed")  # as numpy says
+        count = int(np.prod(shape))
+        return np.array([self._next() for _ in range(count)]).reshape(shape)
 
     def random(self, size: Any = None, dtype: Any = None, out: Any = None) -> Any:
         return self._many(size)
@@ -164,16 +167,17 @@ class CountingGenerator:
         self._generator = np.random.default_rng(seed)
         self._drawn = 0
 
-    def _count(self, size: Any) -> None:
-        self._drawn += 1 if size is None else int(np.prod(size))
+    def _counted(self, drawn: Any) -> Any:
+        # Count what numpy returned, not what ``size`` says: a size numpy refuses (negative)
+        # draws nothing, and must not move the count either way.
+        self._drawn += drawn.size if isinstance(drawn, np.ndarray) else 1
+        return drawn
 
     def random(self, size: Any = None, dtype: Any = np.float64, out: Any = None) -> Any:
-        self._count(size)
-        return self._generator.random(size)
+        return self._counted(self._generator.random(size))
 
     def uniform(self, low: float = 0.0, high: float = 1.0, size: Any = None) -> Any:
-        self._count(size)
-        return self._generator.uniform(low, high, size)
+        return self._counted(self._generator.uniform(low, high, size))
 
     @property
     def draws(self) -> int:

@@ -69,12 +69,14 @@ class Attempt:
 
         The child says which case it runs and since when; the claim only moves the deadline
         within bounds set here: never before the assignment, never in the future, never past
-        one full budget per remaining case.
+        one full budget per remaining case. The first case of a child shares its budget with
+        everything before it (compiling, the module's top level): a top level that burns most
+        of a budget would otherwise get a free budget in every fresh child of the same job.
         """
         budget = self.spare.limits.time_ms / 1000
         running, started = self.spare.mailbox.running()
         begin = (
-            min(max(started, self.assigned), now) if running >= self.first_case else self.assigned
+            min(max(started, self.assigned), now) if running > self.first_case else self.assigned
         )
         remaining = self.cases - self.first_case
         return min(begin + budget, self.assigned + budget * (remaining + 1))

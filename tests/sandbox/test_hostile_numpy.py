@@ -175,3 +175,39 @@ def test_a_reentrant_comparison_in_an_object_sort_is_refused(
         hostile_judge, on_first_case(REENTRANT_COMPARISON.replace("OPERATION", operation))
     )
     assert_first_case_stopped(report, Verdict.runtime_error, "not available in the judge")
+
+
+# maximum/minimum/fmax/fmin/clip return one operand after calling its __ge__/__le__, and
+# logical_and/logical_or after its __bool__: a method that drops the array's reference frees the
+# object numpy returns next (the red team turned this into the real builtins).
+SELECTING_UAF = """
+    class Freer:
+        def __ge__(self, other):
+            a[0] = 0
+            return True
+        def __le__(self, other):
+            a[0] = 0
+            return True
+        def __bool__(self):
+            a[0] = 0
+            return False
+    a = np.empty(1, dtype=object)
+    b = np.empty(1, dtype=object)
+    a[0] = Freer()
+    b[0] = Freer()
+    r = OPERATION
+    junk = [bytes(47) for _ in range(100)]
+    print(type(r[0]))
+    return [], 0
+"""
+
+
+@pytest.mark.parametrize(
+    "operation",
+    ["np.maximum(a, b)", "np.fmin(a, b)", "np.clip(a, b, b)", "np.logical_or(a, b)"],
+)
+def test_a_selecting_ufunc_over_learner_objects_is_refused(
+    hostile_judge: Judge, operation: str
+) -> None:
+    report, _ = grade(hostile_judge, on_first_case(SELECTING_UAF.replace("OPERATION", operation)))
+    assert_first_case_stopped(report, Verdict.runtime_error, "not available in the judge")

@@ -1,4 +1,4 @@
-"""Object arrays cannot be ordered in place by numpy; numeric arrays are untouched."""
+"""Arrays of Python objects are data, never numpy operands; numeric arrays are untouched."""
 
 from __future__ import annotations
 
@@ -30,12 +30,81 @@ def run(source: str):
         "np.histogram(a)",
         "np.digitize([1], a)",
         "np.pad(a, 1, mode='maximum')",
+        # selecting ufuncs return one of their operands after calling its __ge__/__bool__
+        "np.maximum(a, a)",
+        "np.minimum(a, 1)",
+        "np.fmax(a, a)",
+        "np.fmin(1, a)",
+        "np.clip(a, 0, 1)",
+        "a.clip(0, 1)",
+        "np.ndarray.clip(a, 0, 1)",
+        "np.logical_and(a, a)",
+        "np.logical_or(a, a)",
+        "np.add(1.0, 1.0, out=(a[:1],))",
+        "np.maximum.accumulate(a)",
+        "np.where(a, a, a)",
+        "np.linalg.norm(a)",
+        "np.concatenate([a, a])",
+        "a.view()",
+        "a.any()",
+        "a.dot(a)",
     ],
 )
-def test_ordering_an_object_array_is_refused(expression: str) -> None:
+def test_numpy_on_an_object_array_is_refused(expression: str) -> None:
     source = f"def f():\n    a = np.array([3, 1, 2], dtype=object)\n    return {expression}\n"
     with pytest.raises(Exception, match="array of Python objects is not available"):
         run(source)
+
+
+def test_super_in_an_array_subclass_does_not_get_around_the_refusal() -> None:
+    source = (
+        "class Keys(np.ndarray):\n"
+        "    def __len__(self):\n"  # Python calls it directly: no attribute guard on the way in
+        "        return int(super().argmax())\n"
+        "def f():\n"
+        "    keys = Keys((3,), dtype=object)\n"
+        "    for i in range(3):\n"
+        "        keys[i] = i\n"
+        "    return len(keys)\n"
+    )
+    with pytest.raises(Exception, match="ndarray.argmax on an array of Python objects"):
+        run(source)
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("a.tolist()", [3, 1, 2]),
+        ("a.astype(float).tolist()", [3.0, 1.0, 2.0]),
+        ("[int(x) for x in a]", [3, 1, 2]),
+        ("(a + 1).tolist()", [4, 2, 3]),
+        ("(a == 1).tolist()", [False, True, False]),
+        ("sorted(a)", [1, 2, 3]),
+        ("max(a)", 3),
+        ("a[1:].copy().reshape(2, 1).tolist()", [[1], [2]]),
+        ("a.shape", (3,)),
+        ("np.maximum(a.astype(float), 2.0).tolist()", [3.0, 2.0, 2.0]),
+    ],
+)
+def test_an_object_array_can_still_be_read_copied_and_converted(expression: str, expected) -> None:
+    source = f"def f():\n    a = np.array([3, 1, 2], dtype=object)\n    return {expression}\n"
+    assert run(source) == expected
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("np.maximum(np.array([1.0, 5.0]), 2.0).tolist()", [2.0, 5.0]),
+        ("np.add.outer([1, 2], [10, 20]).tolist()", [[11, 21], [12, 22]]),
+        ("np.maximum.accumulate([1, 3, 2]).tolist()", [1, 3, 3]),
+        ("float(np.add.reduce(np.array([0.5, 0.25])))", 0.75),
+        ("repr(np.exp)", "<ufunc 'exp'>"),
+        ("[float(v) for v in map(np.sqrt, [4.0, 9.0])]", [2.0, 3.0]),
+        ("float(np.linalg.norm(np.array([3.0, 4.0])))", 5.0),
+    ],
+)
+def test_ufuncs_keep_their_methods_on_numeric_data(expression: str, expected) -> None:
+    assert run(f"def f():\n    return {expression}\n") == expected
 
 
 @pytest.mark.parametrize(
