@@ -12,7 +12,6 @@ import logging
 import queue
 import threading
 import time
-from dataclasses import dataclass
 
 from app.databases import Database, DatabaseError, SqliteDatabase, open_database, redact
 from app.schemas import Report
@@ -25,27 +24,23 @@ CLOSE_TIMEOUT_S = 10
 _STOP = None
 
 
-@dataclass(frozen=True)
-class _Row:
-    exercise_id: str
-    created_at: float
-    report: Report
-    code: str
+def row_values(exercise_id: str, report: Report, code: str) -> tuple[object, ...]:
+    """One submission as the database stores it, in ``app.databases.COLUMNS`` order.
 
-    def values(self) -> tuple[object, ...]:
-        """The row in ``app.databases.COLUMNS`` order."""
-        r = self.report
-        digest = hashlib.sha256(self.code.encode("utf-8", "surrogatepass")).hexdigest()
-        return (
-            self.exercise_id,
-            self.created_at,
-            r.status.value,
-            r.verdict.value,
-            r.passed,
-            r.total,
-            r.duration_ms,
-            digest,
-        )
+    Made when the submission is recorded, so the backlog holds a few small fields per row, not
+    the whole report and source (10,000 of those would be gigabytes behind a stalled database).
+    """
+    digest = hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
+    return (
+        exercise_id,
+        time.time(),
+        report.status.value,
+        report.verdict.value,
+        report.passed,
+        report.total,
+        report.duration_ms,
+        digest,
+    )
 
 
 class History:
@@ -56,7 +51,7 @@ class History:
     ) -> None:
         self._db = SqliteDatabase(database) if isinstance(database, str) else database
         self._close_timeout_s = close_timeout_s
-        self._queue: queue.Queue[_Row | None] = queue.Queue(maxsize=BACKLOG)
+        self._queue: queue.Queue[tuple[object, ...] | None] = queue.Queue(maxsize=BACKLOG)
         self._lost = 0  # rows dropped (backlog full) or not stored (database error)
         self._lost_lock = threading.Lock()  # the event loop and the writer both count
         self._ending = threading.Lock()  # who closes the database: close(), or a late writer
@@ -90,7 +85,7 @@ class History:
     def record(self, exercise_id: str, report: Report, code: str) -> None:
         """Queue one graded submission for writing; never blocks, never raises."""
         try:
-            self._queue.put_nowait(_Row(exercise_id, time.time(), report, code))
+            self._queue.put_nowait(row_values(exercise_id, report, code))
         except queue.Full:
             self._count_lost(1)
             log.warning("submission history backlog full; dropping a row for %s", exercise_id)
@@ -142,7 +137,7 @@ class History:
             rows = [row for row in batch if row is not None]
             try:
                 if rows:
-                    self._db.insert([row.values() for row in rows])
+                    self._db.insert(rows)
             except (DatabaseError, ValueError):
                 self._count_lost(len(rows))
                 log.exception("could not store %d submission(s)", len(rows))

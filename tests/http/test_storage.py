@@ -10,7 +10,7 @@ import pytest
 
 from app.databases import describe, sqlite_path
 from app.schemas import Report, Status, Verdict
-from app.storage import History
+from app.storage import History, row_values
 
 REPORT = Report(
     status=Status.failed, verdict=Verdict.wrong_answer, passed=4, total=6, duration_ms=2.5
@@ -91,3 +91,10 @@ def test_doctor_description_of_a_sqlite_history(tmp_path: Path) -> None:
     blocker.write_text("not a folder")
     broken = describe(f"sqlite:///{blocker}")
     assert broken["enabled"] is False and str(broken["detail"]).startswith("unusable:")
+
+
+def test_a_queued_row_is_a_few_small_fields_not_the_report() -> None:
+    row = row_values("add-numbers", REPORT, "x = 1\n" * 10_000)
+    assert len(row) == 8
+    assert all(type(value) in (str, int, float) for value in row)
+    assert sum(len(value) for value in row if isinstance(value, str)) < 200
