@@ -77,7 +77,10 @@ def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
     expected = case.expected.get("value")
     output = None
     if run.output:
-        output = run.output + ("\n[output cut: limit reached]" if run.output_truncated else "")
+        # The learner's own prints, minus the judge's paths (an exception message they print
+        # can name a file of the judge's, as a traceback would).
+        output = checks.scrub(run.output) or ""
+        output += "\n[output cut: limit reached]" if run.output_truncated else ""
 
     def result(status: Status, actual: Any, message: str | None) -> CaseResult:
         return CaseResult(

@@ -9,6 +9,7 @@ import pytest
 from app.judge import Judge
 from app.schemas import Verdict
 from tests.sandbox.hostile import (
+    REPO,
     SIGNATURE,
     assert_first_case_stopped,
     assert_nothing_ran,
@@ -197,3 +198,12 @@ def test_a_forbidden_import_at_module_level_stops_the_whole_submission(
 def test_from_imports_of_allowed_modules_stay_inside_the_surface(hostile_judge: Judge) -> None:
     report, _ = grade(hostile_judge, on_first_case("from random import SystemRandom\nreturn [], 0"))
     assert_first_case_stopped(report, Verdict.runtime_error, "random.SystemRandom is not available")
+
+
+def test_printed_output_does_not_show_the_judges_paths(hostile_judge: Judge) -> None:
+    # Whatever route a path of the judge's takes into a learner's print (an exception message
+    # naming a file, a guess), the report shows it as <judge>.
+    report, _ = grade(hostile_judge, on_first_case(f"print({str(REPO / 'app')!r})\nreturn [], 0"))
+    output = report.tests[0].output or ""
+    assert str(REPO) not in output
+    assert "<judge>/app" in output
