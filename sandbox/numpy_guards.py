@@ -15,10 +15,18 @@ so the rule is now the other way round:
   (``OBJECT_ARRAY_ATTRIBUTES``), whether reached on the array, through ``super()`` in a
   subclass, or unbound on the class (``np.ndarray.clip(a)``).
 
-What stays allowed: building object arrays, indexing and assigning their items, iterating them,
-Python's own ``sorted``/``max``/``sum`` on them (these hold real references), ``tolist()``, and
-every numpy operation on numeric arrays. Arithmetic operators on object arrays stay too: their
-loops keep no element pointer across the call.
+- object arrays are immutable to learner code (``Policy.write`` and ``Policy.inplacevar``), so
+  no element can be freed while any loop, numpy's or CPython's, holds a borrowed pointer to it:
+  arithmetic and comparison operators also call an element's method with borrowed operands,
+  and CPython then calls the *other* operand's reflected method, freed or not;
+- the methods of numeric arrays and numpy scalars refuse object arrays as arguments too
+  (``np.zeros(1).clip(objects)`` runs the same loop as ``np.clip``);
+- ``numpy.void`` scalars only read (``byteswap`` on one returns uninitialised memory, with
+  object pointers in it when the dtype has object fields).
+
+What stays allowed: building object arrays, reading and iterating them, Python's own
+``sorted``/``max``/``sum`` on them (these hold real references), ``tolist()``/``astype()``, and
+every numpy operation on numeric arrays.
 """
 
 from __future__ import annotations
@@ -29,14 +37,17 @@ from typing import Any
 
 import numpy as np
 
+from sandbox.numpy_memory import zero_where_unwritten
 from sandbox.refusal import PolicyError
 
 # What learner code may read on an array of objects: its shape, a copy, a list, a reshaped view.
 OBJECT_ARRAY_ATTRIBUTES = frozenset(
     """
-    shape ndim size dtype T tolist item copy reshape ravel flatten transpose squeeze astype fill
+    shape ndim size dtype T tolist item copy reshape ravel flatten transpose squeeze astype
     """.split()
 )
+# What learner code may read on a numpy.void scalar (a record of a structured array).
+VOID_ATTRIBUTES = frozenset("shape ndim size dtype item tolist".split())
 # ufunc methods that reduce or scatter over an operand (np.maximum.reduce(a), ...).
 UFUNC_METHODS = frozenset("reduce accumulate reduceat at outer".split())
 
@@ -45,13 +56,20 @@ class ObjectArrayRefused(PolicyError):
     """An operation on an array of Python objects; the message says what to do instead."""
 
 
+def _is_object_array(value: Any) -> bool:
+    return isinstance(value, (np.ndarray, np.generic)) and value.dtype.hasobject
+
+
 def holds_objects(value: Any) -> bool:
-    """An array of Python objects, or a list/tuple with one at its top level."""
-    if isinstance(value, np.ndarray):
-        return value.dtype.hasobject
+    """An array (or record) of Python objects, or a list/tuple with one at its top level."""
     if type(value) in (list, tuple):
-        return any(isinstance(item, np.ndarray) and item.dtype.hasobject for item in value)
-    return False
+        return any(_is_object_array(item) for item in value)
+    return _is_object_array(value)
+
+
+def immutable(value: Any) -> bool:
+    """Whether learner code must not change ``value`` in place (see the module's docstring)."""
+    return _is_object_array(value) or isinstance(value, np.void)
 
 
 def _refuse(what: str) -> None:
@@ -73,6 +91,14 @@ def refusing_object_arrays(function: Callable[..., Any], what: str) -> Callable[
     return guarded
 
 
+def _masked_call(call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A ufunc call; with ``where=`` and no ``out=``, the slots the mask skips come zeroed."""
+    if "where" not in kwargs or kwargs.get("out") is not None:
+        return call(*args, **kwargs)
+    result = call(*args, **{**kwargs, "out": None})  # out=None: numpy's own "I know"
+    return zero_where_unwritten(result, kwargs["where"])
+
+
 class GuardedUfunc:
     """A numpy ufunc as learner code sees it: callable, with its methods, minus object arrays."""
 
@@ -83,7 +109,7 @@ class GuardedUfunc:
         object.__setattr__(self, "_call", refusing_object_arrays(ufunc, f"np.{ufunc.__name__}"))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return object.__getattribute__(self, "_call")(*args, **kwargs)
+        return _masked_call(object.__getattribute__(self, "_call"), args, kwargs)
 
     def __getattr__(self, name: str) -> Any:
         ufunc = object.__getattribute__(self, "_ufunc")
@@ -120,13 +146,23 @@ def guard_attribute(obj: Any, name: str, value: Any) -> Any:
         # resize(refcheck=False) frees the data under every view of the array: the views then
         # read and write freed memory (object arrays: fake pointers).
         raise PolicyError("ndarray.resize is not available in the judge; build a new array")
-    if isinstance(obj, np.ndarray):
+    if isinstance(obj, np.void) and name not in VOID_ATTRIBUTES:
+        raise PolicyError(f"numpy.void.{name} is not available in the judge")
+    if isinstance(obj, (np.ndarray, np.generic)):
         if obj.dtype.hasobject and name not in OBJECT_ARRAY_ATTRIBUTES:
             _refuse(f"ndarray.{name}")
-        return value
+        # Its methods take arrays too: np.zeros(1).clip(objects) is np.clip(objects).
+        return refusing_object_arrays(value, f"ndarray.{name}") if callable(value) else value
     if is_array_class and callable(value):
         # Unbound (np.ndarray.clip, type(a).argmax): the array comes as an argument.
         return refusing_object_arrays(value, f"ndarray.{name}")
     if isinstance(obj, np.ufunc) and name in UFUNC_METHODS:
-        return refusing_object_arrays(value, f"np.{obj.__name__}.{name}")
+        guarded = refusing_object_arrays(value, f"np.{obj.__name__}.{name}")
+        if name != "outer":
+            return guarded
+
+        def outer(*args: Any, **kwargs: Any) -> Any:
+            return _masked_call(guarded, args, kwargs)
+
+        return outer
     return value

@@ -25,7 +25,7 @@ from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
 from sandbox.learner_copy import LEARNER_MODULE
-from sandbox.numpy_guards import guard_attribute
+from sandbox.numpy_guards import guard_attribute, immutable
 from sandbox.refusal import PolicyError
 from sandbox.surfaces import (
     NDARRAY,
@@ -33,6 +33,11 @@ from sandbox.surfaces import (
     array_new,
     import_refused,
     learner_modules,
+)
+
+IMMUTABLE_ARRAY = (
+    "arrays of Python objects (dtype=object) cannot be changed in the judge; build a new one "
+    "with np.array([...]), or use a list"
 )
 
 # Attribute names refused on every object, whatever its type: they lead to files, pickles,
@@ -135,6 +140,11 @@ class Policy:
             raise PolicyError(f"cannot modify {type(obj).__name__} objects")
         if isinstance(obj, (FunctionType, MethodType)):
             raise PolicyError("cannot modify functions")
+        if type(obj).__module__ == "typing":
+            # typing.Sequence.index = f would patch collections.abc.Sequence itself.
+            raise PolicyError("cannot modify typing objects")
+        if immutable(obj):
+            raise PolicyError(IMMUTABLE_ARRAY)
         return obj
 
     def setattr(self, obj: Any, name: str, value: Any, /) -> None:
@@ -149,6 +159,8 @@ class Policy:
         self.setattr(obj, name, _INPLACE[op](self.getattr(obj, name), value))
 
     def inplacevar(self, op: str, current: Any, value: Any) -> Any:
+        if immutable(current):
+            raise PolicyError(IMMUTABLE_ARRAY)
         return _INPLACE[op](current, value)
 
     def import_module(

@@ -24,8 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from sandbox import numpy_memory
 from sandbox.learner_copy import deep_copy, shallow_copy
-from sandbox.numpy_guards import guard_attribute, guard_surface
+from sandbox.numpy_guards import guard_attribute, guard_surface, refusing_object_arrays
+from sandbox.numpy_memory import new_array
 from sandbox.refusal import PolicyError
 
 
@@ -97,18 +99,9 @@ NUMPY_LINALG_NAMES = """
 """.split()
 
 
-def _refuse_buffer(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    buffer = kwargs["buffer"] if "buffer" in kwargs else (args[2] if len(args) > 2 else None)
-    if buffer is not None:
-        raise PolicyError(
-            "np.ndarray(..., buffer=...) is not available in the judge; use np.array or np.zeros"
-        )
-
-
 def array_new(cls: type, *args: Any, **kwargs: Any) -> Any:
-    """``__new__`` of learner subclasses of np.ndarray: no arrays over raw buffers."""
-    _refuse_buffer(args, kwargs)
-    return np.ndarray.__new__(cls, *args, **kwargs)
+    """``__new__`` of learner subclasses of np.ndarray: zeroed, never over raw buffers."""
+    return new_array(cls, args, kwargs)
 
 
 class _ArrayClass:
@@ -116,7 +109,8 @@ class _ArrayClass:
 
     The real constructor builds an array over any buffer with any dtype, ``object`` included:
     np.ndarray((1,), object, buffer=...) turns raw bytes into object pointers (a crash, or
-    forged objects). This stand-in refuses ``buffer=`` and otherwise behaves like the class:
+    forged objects), and without a buffer it hands out uninitialised memory. This stand-in
+    refuses ``buffer=`` (``sandbox.numpy_memory``), zeroes, and otherwise behaves like the class:
     ``isinstance``, ``issubclass``, ``class Sub(np.ndarray)`` (a real subclass, see
     ``Policy.learner_class``), ``type(a) is np.ndarray`` and ``np.ndarray.sum(a)`` all work.
     """
@@ -124,8 +118,7 @@ class _ArrayClass:
     __slots__ = ()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        _refuse_buffer(args, kwargs)
-        return np.ndarray(*args, **kwargs)
+        return new_array(np.ndarray, args, kwargs)
 
     def __instancecheck__(self, obj: Any) -> bool:
         return isinstance(obj, np.ndarray)
@@ -161,19 +154,23 @@ def import_refused(name: str) -> str:
 
 
 def numpy_surfaces() -> dict[str, Surface]:
-    random = Surface("numpy.random", _pick(np.random, NUMPY_RANDOM_NAMES))
+    random = Surface("numpy.random", guard_surface(_pick(np.random, NUMPY_RANDOM_NAMES)))
     linalg = Surface("numpy.linalg", guard_surface(_pick(np.linalg, NUMPY_LINALG_NAMES)))
-    top = guard_surface(_pick(np, NUMPY_NAMES))
+    # np.empty and np.empty_like hand out leftover memory: zeroed ones stand in for them.
+    initialised = {"empty": numpy_memory.empty, "empty_like": numpy_memory.empty_like}
+    top = guard_surface({**_pick(np, NUMPY_NAMES), **initialised})
     top.update(random=random, linalg=linalg, ndarray=NDARRAY)
     return {"numpy": Surface("numpy", top), "numpy.random": random, "numpy.linalg": linalg}
 
 
 def stdlib_surfaces() -> dict[str, Surface]:
-    def public(module: ModuleType, exclude: Iterable[str] = ()) -> Surface:
+    def members_of(module: ModuleType, exclude: Iterable[str] = ()) -> dict[str, Any]:
         names = [n for n in dir(module) if not n.startswith("_") and n not in set(exclude)]
         # Skip modules a surface module imported (statistics.random, statistics.sys, ...).
-        members = {n: v for n, v in _pick(module, names).items() if not isinstance(v, ModuleType)}
-        return Surface(module.__name__, members)
+        return {n: v for n, v in _pick(module, names).items() if not isinstance(v, ModuleType)}
+
+    def public(module: ModuleType, exclude: Iterable[str] = ()) -> Surface:
+        return Surface(module.__name__, members_of(module, exclude))
 
     return {
         "math": public(math),
@@ -185,8 +182,12 @@ def stdlib_surfaces() -> dict[str, Surface]:
         # writes them past the guard, e.g. updated=("__globals__",) swaps in real builtins.
         "functools": Surface(
             "functools",
-            {**_pick(functools, "reduce partial lru_cache cache cmp_to_key total_ordering".split()),
-             "wraps": _wraps},
+            {
+                **_pick(
+                    functools, "reduce partial lru_cache cache cmp_to_key total_ordering".split()
+                ),
+                "wraps": _wraps,
+            },
         ),
         "collections": Surface(
             "collections",
@@ -199,8 +200,21 @@ def stdlib_surfaces() -> dict[str, Surface]:
         "bisect": public(bisect),
         "statistics": public(statistics),
         "fractions": Surface("fractions", {"Fraction": fractions.Fraction}),
-        # operator.attrgetter / methodcaller would look attributes up past the guard.
-        "operator": public(operator, exclude=("attrgetter", "methodcaller")),
+        # operator.attrgetter / methodcaller would look attributes up past the guard; setitem,
+        # iadd and friends must not reach arrays of objects (see numpy_guards).
+        "operator": Surface(
+            "operator",
+            {
+                name: (
+                    refusing_object_arrays(value, f"operator.{name}")
+                    if callable(value) and not isinstance(value, type)
+                    else value
+                )
+                for name, value in members_of(
+                    operator, exclude=("attrgetter", "methodcaller")
+                ).items()
+            },
+        ),
         "typing": Surface(
             "typing",
             _pick(

@@ -11,6 +11,7 @@ import pytest
 from app.judge import Judge
 from app.schemas import Verdict
 from tests.sandbox.hostile import (
+    SIGNATURE,
     assert_first_case_stopped,
     assert_nothing_ran,
     dir_listing,
@@ -136,7 +137,7 @@ def test_numpy_raw_memory_tricks_are_refused(hostile_judge: Judge, name: str) ->
 # items frees them mid-sort (use after free: a crash, or a freed object read as another).
 REENTRANT_COMPARISON = """
     calls = [0]
-    keys = np.array([0] * 101, dtype=object)
+    keys = [None]
     class Key:
         def __init__(self, v):
             self.v = v
@@ -147,8 +148,7 @@ REENTRANT_COMPARISON = """
                     keys[i] = Key(-i)
                 junk = [b"A" * 40 for _ in range(20000)]
             return self.v < other.v
-    for i in range(101):
-        keys[i] = Key((i * 7919) % 101)
+    keys = np.array([Key((i * 7919) % 101) for i in range(101)], dtype=object)
     OPERATION
     return [], 0
 """
@@ -191,10 +191,8 @@ SELECTING_UAF = """
         def __bool__(self):
             a[0] = 0
             return False
-    a = np.empty(1, dtype=object)
-    b = np.empty(1, dtype=object)
-    a[0] = Freer()
-    b[0] = Freer()
+    a = np.array([Freer()], dtype=object)
+    b = np.array([Freer()], dtype=object)
     r = OPERATION
     junk = [bytes(47) for _ in range(100)]
     print(type(r[0]))
@@ -211,3 +209,57 @@ def test_a_selecting_ufunc_over_learner_objects_is_refused(
 ) -> None:
     report, _ = grade(hostile_judge, on_first_case(SELECTING_UAF.replace("OPERATION", operation)))
     assert_first_case_stopped(report, Verdict.runtime_error, "not available in the judge")
+
+
+# Operators on object arrays call an element's method with borrowed operands, then CPython
+# calls the other operand's reflected method: freeing that operand in between (the red team's
+# second round) needs a write into the array, which learner code cannot make.
+OPERATOR_UAF = """
+    class Other:
+        def __rmul__(self, other):
+            return 0
+    class Dropper:
+        def __mul__(self, other):
+            b[0] = None
+            return NotImplemented
+    a = np.array([Dropper()], dtype=object)
+    b = np.array([Other()], dtype=object)
+    r = a * b
+    return [], 0
+"""
+
+
+def test_an_operator_cannot_free_an_operand_of_an_object_array(hostile_judge: Judge) -> None:
+    report, _ = grade(hostile_judge, on_first_case(OPERATOR_UAF))
+    assert_first_case_stopped(report, Verdict.runtime_error, "cannot be changed in the judge")
+
+
+# A child is forked from the zygote, whose freed heap held earlier submissions' source: reading
+# uninitialised memory (np.empty, np.ndarray(shape), a ufunc's where=False slots, a void
+# scalar's byteswap) showed another learner's code before these allocations were zeroed.
+SECRET_SOURCE = (
+    "import numpy as np\n"
+    + "".join(f"# OTHER-LEARNER-SECRET-{i:04d}-{'Z' * 60}\n" for i in range(250))
+    + f"{SIGNATURE}\n    return [], 0\n"
+)
+LEFTOVER_SCAN = """
+    found = 0
+    for size in range(1000, 70000, 1500):
+        for _ in range(5):
+            chunks = [
+                np.empty(size, dtype=np.uint8).tobytes(),
+                np.empty_like(np.zeros(size, dtype=np.uint8)).tobytes(),
+                np.ndarray((size,), dtype=np.uint8).tobytes(),
+                np.divide(np.ones(size), 1.0, where=np.zeros(size, dtype=bool)).tobytes(),
+            ]
+            found += sum(b"OTHER-LEARNER-SECRET" in chunk for chunk in chunks)
+    print("found", found)
+    return [], 0
+"""
+
+
+def test_other_learners_code_cannot_be_read_from_leftover_memory(hostile_judge: Judge) -> None:
+    for _ in range(3):
+        grade(hostile_judge, SECRET_SOURCE)
+    report, _ = grade(hostile_judge, on_first_case(LEFTOVER_SCAN))
+    assert report.tests[0].output == "found 0\n", report.tests[0].output

@@ -63,8 +63,6 @@ def test_super_in_an_array_subclass_does_not_get_around_the_refusal() -> None:
         "        return int(super().argmax())\n"
         "def f():\n"
         "    keys = Keys((3,), dtype=object)\n"
-        "    for i in range(3):\n"
-        "        keys[i] = i\n"
         "    return len(keys)\n"
     )
     with pytest.raises(Exception, match="ndarray.argmax on an array of Python objects"):
@@ -128,3 +126,87 @@ def test_numeric_arrays_and_python_ordering_still_work(expression: str, expected
         f"    return {expression}\n"
     )
     assert run(source) == expected
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "a[0] = 1",
+        "a[0] += 1",
+        "a += 1",
+        "a[:] = 0",
+        "view = a[:2]\n    view[0] = 1",
+        "a.T[0] = 1",
+        "operator.setitem(a, 0, 1)",
+        "operator.iadd(a, 1)",
+        "np.copyto(a, 0)",
+        "a.fill(0)",
+        "np.ndarray.fill(a, 0)",
+        "records = np.zeros(2, dtype=[('x', object)])\n    records[0] = (1,)",
+        "records = np.zeros(2, dtype=[('x', object)])\n    records[0]['x'] = 1",
+    ],
+)
+def test_an_object_array_cannot_be_changed(statement: str) -> None:
+    source = (
+        "import operator\n"
+        f"def f():\n    a = np.array([3, 1, 2], dtype=object)\n    {statement}\n"
+    )
+    with pytest.raises(Exception, match="cannot be changed|not available in the judge"):
+        run(source)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "np.zeros(1).clip(a, None)",
+        "np.float64(0).clip(a, None)",
+        "np.zeros(3).dot(a)",
+        "np.zeros(3).searchsorted(a)",
+        "np.random.uniform(a)",
+        "np.zeros(1, dtype=[('x', 'f8')])[0].byteswap()",
+        "np.zeros(1, dtype='V64')[0].byteswap()",
+    ],
+)
+def test_numeric_methods_refuse_object_arrays_and_void_scalars_only_read(expression: str) -> None:
+    source = f"def f():\n    a = np.array([3, 1, 2], dtype=object)\n    return {expression}\n"
+    with pytest.raises(Exception, match="not available in the judge"):
+        run(source)
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("np.empty(4, dtype=np.uint8).tolist()", [0, 0, 0, 0]),
+        ("np.empty((2, 2)).tolist()", [[0.0, 0.0], [0.0, 0.0]]),
+        ("np.empty_like(np.ones(3)).tolist()", [0.0, 0.0, 0.0]),
+        ("np.ndarray((3,)).tolist()", [0.0, 0.0, 0.0]),
+        ("np.ndarray(shape=(2,), dtype=np.int64, order='F').tolist()", [0, 0]),
+        ("np.divide(np.ones(3), 2.0, where=np.array([True, False, True])).tolist()",
+         [0.5, 0.0, 0.5]),
+        ("np.add.outer([1.0, 2.0], [1.0], where=np.array([[False], [True]])).tolist()",
+         [[0.0], [3.0]]),
+        ("Sub((2,)).tolist()", [0.0, 0.0]),
+    ],
+)
+def test_new_arrays_are_always_initialised(expression: str, expected) -> None:
+    source = f"class Sub(np.ndarray):\n    pass\ndef f():\n    return {expression}\n"
+    assert run(source) == expected
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "np.ndarray((2,), strides=(64,))",
+        "np.ndarray((2,), offset=8)",
+        "np.ndarray((2,), float, None, 8)",
+    ],
+)
+def test_ndarray_over_foreign_memory_is_refused(expression: str) -> None:
+    with pytest.raises(Exception, match="not available in the judge"):
+        run(f"def f():\n    return {expression}\n")
+
+
+def test_typing_aliases_cannot_patch_the_standard_library() -> None:
+    source = "import typing\ndef f():\n    typing.Sequence.index = len\n"
+    with pytest.raises(Exception, match="cannot modify typing objects"):
+        run(source)
