@@ -44,6 +44,11 @@ THREAD_ENV = {
 }
 # Variables some machines need for numpy's BLAS to pick a working kernel; passed through as is.
 PASSED_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PATH", "LANG", "LC_ALL")
+# glibc fills every chunk it frees (and every one it hands out) with a pattern, and the per-thread
+# cache that would skip that is off. The zygote's freed heap holds earlier jobs' bytes, other
+# learners' code among them, and each child inherits it: an uninitialised read in a child (a
+# numpy path ``sandbox.numpy_memory`` does not know of) then finds the pattern, not their code.
+MEMORY_TUNABLES = "glibc.malloc.perturb=165:glibc.malloc.tcache_count=0"
 START_TIMEOUT = 30.0
 CACHE_KEYS = 128  # the zygote keeps as many compiled sources
 
@@ -112,6 +117,8 @@ def zygote_command(workers: int) -> list[str]:
 def zygote_environment() -> dict[str, str]:
     env = {name: os.environ[name] for name in PASSED_ENV if name in os.environ}
     env.update(THREAD_ENV)
+    operator_tunables = os.environ.get("GLIBC_TUNABLES")
+    env["GLIBC_TUNABLES"] = ":".join(filter(None, [operator_tunables, MEMORY_TUNABLES]))
     return env
 
 
