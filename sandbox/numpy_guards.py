@@ -19,8 +19,9 @@ so the rule is now the other way round:
   no element can be freed while any loop, numpy's or CPython's, holds a borrowed pointer to it:
   arithmetic and comparison operators also call an element's method with borrowed operands,
   and CPython then calls the *other* operand's reflected method, freed or not;
-- the methods of numeric arrays and numpy scalars refuse object arrays as arguments too
-  (``np.zeros(1).clip(objects)`` runs the same loop as ``np.clip``);
+- the methods of numeric arrays, numpy scalars and every other numpy object (random
+  generators...) refuse object arrays as arguments too (``np.zeros(1).clip(objects)`` runs the
+  same loop as ``np.clip``; ``rng.permuted(x, out=objects)`` writes into one);
 - ``numpy.void`` scalars only read (``byteswap`` on one returns uninitialised memory, with
   object pointers in it when the dtype has object fields).
 
@@ -165,4 +166,9 @@ def guard_attribute(obj: Any, name: str, value: Any) -> Any:
             return _masked_call(guarded, args, kwargs)
 
         return outer
+    owner = obj if isinstance(obj, type) else type(obj)
+    if callable(value) and owner.__module__.partition(".")[0] == "numpy":
+        # Any other numpy object's methods (a Generator's permuted(x, out=objects) writes into
+        # an object array) take no object array either.
+        return refusing_object_arrays(value, f"{owner.__name__}.{name}")
     return value

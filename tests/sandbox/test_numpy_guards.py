@@ -144,6 +144,11 @@ def test_numeric_arrays_and_python_ordering_still_work(expression: str, expected
         "np.ndarray.fill(a, 0)",
         "records = np.zeros(2, dtype=[('x', object)])\n    records[0] = (1,)",
         "records = np.zeros(2, dtype=[('x', object)])\n    records[0]['x'] = 1",
+        "np.random.default_rng(0).permuted(a, out=a)",
+        "np.random.default_rng(0).permuted(np.array([None] * 3, dtype=object), out=a)",
+        "np.random.Generator.permuted(np.random.default_rng(0), a, out=a)",
+        "np.random.RandomState(0).shuffle(a)",
+        "np.random.shuffle(a)",
     ],
 )
 def test_an_object_array_cannot_be_changed(statement: str) -> None:
