@@ -2,7 +2,7 @@
 
 Both paths grade the same correct solution with the same confinement, harness and checks; the
 only difference is where the child comes from (a fork of the warm zygote, or a cold
-``python -I`` that imports numpy and RestrictedPython itself). Prints numbers; asserts nothing.
+``python -s -P`` that imports numpy and RestrictedPython itself). Prints numbers; asserts nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from app.catalog import Catalog, Exercise
 from app.judge import Judge, build_report, job_arguments
 from app.schemas import Report, Status
 from sandbox import protocol
-from sandbox.pool import PROJECT_ROOT, job_document, zygote_environment
+from sandbox.pool import INTERPRETER_FLAGS, PROJECT_ROOT, job_document, zygote_environment
 from sandbox.protocol import RunResult
 
 # A learner reads a result before running again; 20 ms is far shorter than that, and enough
@@ -83,7 +83,7 @@ def fresh_grade(exercise: Exercise, code: str) -> Report:
     started = time.perf_counter()
     job = job_document(**job_arguments(exercise, code))
     completed = subprocess.run(
-        [sys.executable, "-I", "-c", FRESH_BOOTSTRAP, PROJECT_ROOT],
+        [sys.executable, *INTERPRETER_FLAGS, "-c", FRESH_BOOTSTRAP, PROJECT_ROOT],
         input=protocol.encode(job),
         capture_output=True,
         env=zygote_environment(),
@@ -111,7 +111,7 @@ def fork_floor(exercise: Exercise, grades: int) -> dict[str, Any]:
     solution on the cases, unconfined and unchecked (see sandbox/floor.py)."""
     job = {**job_document(**job_arguments(exercise, exercise.solution_code)), "grades": grades}
     completed = subprocess.run(
-        [sys.executable, "-I", "-c", FLOOR_BOOTSTRAP, PROJECT_ROOT],
+        [sys.executable, *INTERPRETER_FLAGS, "-c", FLOOR_BOOTSTRAP, PROJECT_ROOT],
         input=protocol.encode(job), capture_output=True, env=zygote_environment(), timeout=300,
         check=False,
     )

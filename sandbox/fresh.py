@@ -2,7 +2,7 @@
 warm zygote replaces. Kept as a baseline for `judge bench`, with the same confinement and the
 same harness, so the comparison measures only the cost of starting cold.
 
-Usage: python -I -c '...main()' < job-frame > reply-frames
+Usage: python -s -P -c '...main()' < job-frame > reply-frames
 """
 
 from __future__ import annotations

@@ -49,6 +49,8 @@ OBJECT_ARRAY_ATTRIBUTES = frozenset(
 )
 # What learner code may read on a numpy.void scalar (a record of a structured array).
 VOID_ATTRIBUTES = frozenset("shape ndim size dtype item tolist".split())
+# Functions and methods that are elementwise and take where= (zeroed where it is False).
+ELEMENTWISE_WITH_WHERE = frozenset(["clip"])
 # ufunc methods that reduce or scatter over an operand (np.maximum.reduce(a), ...).
 UFUNC_METHODS = frozenset("reduce accumulate reduceat at outer".split())
 
@@ -80,24 +82,58 @@ def _refuse(what: str) -> None:
     )
 
 
-def refusing_object_arrays(function: Callable[..., Any], what: str) -> Callable[..., Any]:
-    """``function``, refusing to run when an argument is an array of Python objects."""
+def _structured(value: Any) -> bool:
+    return isinstance(value, (np.ndarray, np.generic)) and (
+        value.dtype.names is not None or value.dtype.kind == "V"
+    )
+
+
+def guarded_call(function: Callable[..., Any], what: str) -> Callable[..., Any]:
+    """``function`` as learner code may call it: no array of objects in, no structured array out.
+
+    Structured and raw ``V`` dtypes are refused as results: their padding bytes come
+    uninitialised (leftover memory) and their records are ``numpy.void`` scalars; learner code
+    has no use for them here.
+    """
 
     @functools.wraps(function, assigned=("__name__", "__qualname__", "__doc__"), updated=())
     def guarded(*args: Any, **kwargs: Any) -> Any:
         if any(holds_objects(value) for value in (*args, *kwargs.values())):
             _refuse(what)
-        return function(*args, **kwargs)
+        result = function(*args, **kwargs)
+        parts = result if type(result) is tuple else (result,)
+        if any(_structured(part) for part in parts):
+            raise PolicyError(
+                f"{what} made a structured array; structured and void dtypes are not available "
+                "in the judge"
+            )
+        return result
 
     return guarded
 
 
-def _masked_call(call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """A ufunc call; with ``where=`` and no ``out=``, the slots the mask skips come zeroed."""
-    if "where" not in kwargs or kwargs.get("out") is not None:
+def masked_call(call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """An elementwise call (a ufunc, clip): outputs numpy allocates come zeroed where
+    ``where=`` is False, instead of holding whatever memory was there.
+
+    The mask is converted once, before the call, and that array is what numpy uses: a learner
+    object converted inside the call cannot change it between the call and the zeroing.
+    """
+    if "where" not in kwargs:
         return call(*args, **kwargs)
-    result = call(*args, **{**kwargs, "out": None})  # out=None: numpy's own "I know"
-    return zero_where_unwritten(result, kwargs["where"])
+    mask = np.asarray(kwargs["where"], dtype=bool)
+    out = kwargs.get("out")
+    fresh: list[int] | None  # the outputs numpy allocates (None: all of them)
+    if isinstance(out, tuple):
+        fresh = [index for index, given in enumerate(out) if given is None]
+    else:
+        fresh = [] if out is not None else None
+    result = call(*args, **{**kwargs, "where": mask, "out": out})  # out=None: "I know"
+    outputs = result if isinstance(result, tuple) else (result,)
+    for index, output in enumerate(outputs):
+        if fresh is None or index in fresh:
+            zero_where_unwritten(output, mask)
+    return result
 
 
 class GuardedUfunc:
@@ -107,10 +143,10 @@ class GuardedUfunc:
 
     def __init__(self, ufunc: np.ufunc) -> None:
         object.__setattr__(self, "_ufunc", ufunc)
-        object.__setattr__(self, "_call", refusing_object_arrays(ufunc, f"np.{ufunc.__name__}"))
+        object.__setattr__(self, "_call", guarded_call(ufunc, f"np.{ufunc.__name__}"))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return _masked_call(object.__getattribute__(self, "_call"), args, kwargs)
+        return masked_call(object.__getattribute__(self, "_call"), args, kwargs)
 
     def __getattr__(self, name: str) -> Any:
         ufunc = object.__getattribute__(self, "_ufunc")
@@ -128,13 +164,25 @@ def guard_member(name: str, value: Any) -> Any:
     if isinstance(value, np.ufunc):
         return GuardedUfunc(value)
     if callable(value) and not isinstance(value, type):
-        return refusing_object_arrays(value, f"np.{name}")
+        guarded = guarded_call(value, f"np.{name}")
+        return _elementwise(guarded) if name in ELEMENTWISE_WITH_WHERE else guarded
     return value  # classes (dtypes, errstate, vectorize...) and constants
+
+
+def _elementwise(guarded: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return masked_call(guarded, args, kwargs)
+
+    return call
 
 
 def guard_surface(members: dict[str, Any]) -> dict[str, Any]:
     """A numpy surface with every function and ufunc guarded."""
     return {name: guard_member(name, value) for name, value in members.items()}
+
+
+def _from_numpy(cls: type) -> bool:
+    return any(base.__module__.partition(".")[0] == "numpy" for base in cls.__mro__)
 
 
 def guard_attribute(obj: Any, name: str, value: Any) -> Any:
@@ -149,26 +197,27 @@ def guard_attribute(obj: Any, name: str, value: Any) -> Any:
         raise PolicyError("ndarray.resize is not available in the judge; build a new array")
     if isinstance(obj, np.void) and name not in VOID_ATTRIBUTES:
         raise PolicyError(f"numpy.void.{name} is not available in the judge")
+    if isinstance(obj, np.flexible) and name == "byteswap":
+        # numpy.bytes_/str_/void.byteswap() copies nothing into the block it returns.
+        raise PolicyError(f"{type(obj).__name__}.byteswap is not available in the judge")
     if isinstance(obj, (np.ndarray, np.generic)):
         if obj.dtype.hasobject and name not in OBJECT_ARRAY_ATTRIBUTES:
             _refuse(f"ndarray.{name}")
+        if not callable(value):
+            return value
         # Its methods take arrays too: np.zeros(1).clip(objects) is np.clip(objects).
-        return refusing_object_arrays(value, f"ndarray.{name}") if callable(value) else value
+        guarded = guarded_call(value, f"ndarray.{name}")
+        return _elementwise(guarded) if name in ELEMENTWISE_WITH_WHERE else guarded
     if is_array_class and callable(value):
         # Unbound (np.ndarray.clip, type(a).argmax): the array comes as an argument.
-        return refusing_object_arrays(value, f"ndarray.{name}")
+        guarded = guarded_call(value, f"ndarray.{name}")
+        return _elementwise(guarded) if name in ELEMENTWISE_WITH_WHERE else guarded
     if isinstance(obj, np.ufunc) and name in UFUNC_METHODS:
-        guarded = refusing_object_arrays(value, f"np.{obj.__name__}.{name}")
-        if name != "outer":
-            return guarded
-
-        def outer(*args: Any, **kwargs: Any) -> Any:
-            return _masked_call(guarded, args, kwargs)
-
-        return outer
+        guarded = guarded_call(value, f"np.{obj.__name__}.{name}")
+        return _elementwise(guarded) if name == "outer" else guarded
     owner = obj if isinstance(obj, type) else type(obj)
-    if callable(value) and owner.__module__.partition(".")[0] == "numpy":
+    if callable(value) and _from_numpy(owner):
         # Any other numpy object's methods (a Generator's permuted(x, out=objects) writes into
-        # an object array) take no object array either.
-        return refusing_object_arrays(value, f"{owner.__name__}.{name}")
+        # an object array), a learner's subclass of one included.
+        return guarded_call(value, f"{owner.__name__}.{name}")
     return value

@@ -2,7 +2,8 @@
 
 A child is forked from the zygote, whose freed heap still holds earlier jobs' bytes: other
 learners' source code among them. numpy hands out uninitialised memory in a few places
-(``np.empty``, ``np.ndarray(shape)``, a ufunc's output where ``where=`` is False), so a learner
+(``np.empty``, ``np.ndarray(shape)``, ``np.pad(mode="empty")``, a ufunc's output where
+``where=`` is False), so a learner
 could read fragments of someone else's submission with ``np.empty(n, np.uint8).tobytes()``
 (seen in testing). Here those allocations come zeroed instead; the values a correct program
 reads are unchanged, since it writes every element before reading it.
@@ -28,6 +29,11 @@ def empty(shape: Any, dtype: Any = float, order: Any = "C", **kwargs: Any) -> An
 def empty_like(prototype: Any, *args: Any, **kwargs: Any) -> Any:
     """``np.empty_like``, zeroed."""
     return np.zeros_like(prototype, *args, **kwargs)
+
+
+def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Any:
+    """``np.pad``, with ``mode="empty"`` (uninitialised edges) padding with zeros instead."""
+    return np.pad(array, pad_width, "constant" if mode == "empty" else mode, **kwargs)
 
 
 def new_array(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -57,11 +63,8 @@ def new_array(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     return array if cls is np.ndarray else array.view(cls)
 
 
-def zero_where_unwritten(result: Any, where: Any) -> Any:
-    """After a ufunc call with ``where=`` and no ``out=``: zero what the mask left unwritten."""
-    outputs = result if isinstance(result, tuple) else (result,)
-    for output in outputs:
-        if isinstance(output, np.ndarray) and not output.dtype.hasobject:
-            untouched = np.logical_not(np.broadcast_to(np.asarray(where, dtype=bool), output.shape))
-            np.copyto(output, 0, where=untouched, casting="unsafe")
-    return result
+def zero_where_unwritten(output: Any, mask: np.ndarray) -> None:
+    """Zero the slots of a fresh output that a ``where=`` mask left unwritten."""
+    if isinstance(output, np.ndarray) and not output.dtype.hasobject:
+        untouched = np.logical_not(np.broadcast_to(mask, output.shape))
+        np.copyto(output, 0, where=untouched, casting="unsafe")

@@ -189,6 +189,18 @@ class Policy:
         return self.modules[name.split(".")[0]]
 
     def learner_class(self, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> type:
+        for base in bases:
+            if (
+                isinstance(base, type)
+                and base.__module__.partition(".")[0] == "numpy"
+                and not issubclass(base, np.ndarray)
+            ):
+                # A subclass of a Generator, a dtype or a scalar type gets none of the learner's
+                # use out of numpy and all of its internals (red-teaming: Generator subclasses).
+                raise PolicyError(
+                    f"classes cannot derive from numpy's {base.__name__} in the judge "
+                    "(np.ndarray is the one numpy class to derive from)"
+                )
         if any(isinstance(base, type) and issubclass(base, np.ndarray) for base in bases):
             namespace = {**namespace, "__new__": array_new}  # no arrays over raw buffers
         cls = type(name, bases, namespace)

@@ -49,6 +49,9 @@ PASSED_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PATH", "LANG", "LC_ALL")
 # learners' code among them, and each child inherits it: an uninitialised read in a child (a
 # numpy path ``sandbox.numpy_memory`` does not know of) then finds the pattern, not their code.
 MEMORY_TUNABLES = "glibc.malloc.perturb=165:glibc.malloc.tcache_count=0"
+# Python's own small-object allocator keeps freed blocks as they were (the tokenizer's copies of
+# a cached source's string literals, found by red-teaming): every object goes to glibc instead.
+MEMORY_ALLOCATOR = {"PYTHONMALLOC": "malloc"}
 START_TIMEOUT = 30.0
 CACHE_KEYS = 128  # the zygote keeps as many compiled sources
 
@@ -105,18 +108,24 @@ class SandboxUnavailable(RuntimeError):
     """The zygote is gone or misbehaved; the submission could not be run."""
 
 
+# What -I (isolated mode) gives, minus ignoring the environment, which is ours anyway
+# (zygote_environment): -s no user site, -P no current directory on sys.path. The environment
+# must reach the interpreter for PYTHONMALLOC (MEMORY_ALLOCATOR).
+INTERPRETER_FLAGS = ("-s", "-P")
+
+
 def zygote_command(workers: int) -> list[str]:
-    # -I: isolated mode, no user site, no PYTHON* variables, no current directory on sys.path.
     bootstrap = (
         "import sys; sys.path.insert(0, sys.argv[1]); "
         "sys.argv = sys.argv[1:]; from sandbox.zygote import main; main()"
     )
-    return [sys.executable, "-I", "-c", bootstrap, PROJECT_ROOT, str(workers)]
+    return [sys.executable, *INTERPRETER_FLAGS, "-c", bootstrap, PROJECT_ROOT, str(workers)]
 
 
 def zygote_environment() -> dict[str, str]:
     env = {name: os.environ[name] for name in PASSED_ENV if name in os.environ}
     env.update(THREAD_ENV)
+    env.update(MEMORY_ALLOCATOR)
     operator_tunables = os.environ.get("GLIBC_TUNABLES")
     env["GLIBC_TUNABLES"] = ":".join(filter(None, [operator_tunables, MEMORY_TUNABLES]))
     return env

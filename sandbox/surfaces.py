@@ -26,7 +26,7 @@ import numpy as np
 
 from sandbox import numpy_memory
 from sandbox.learner_copy import deep_copy, shallow_copy
-from sandbox.numpy_guards import guard_attribute, guard_surface, refusing_object_arrays
+from sandbox.numpy_guards import guard_attribute, guard_surface, guarded_call
 from sandbox.numpy_memory import new_array
 from sandbox.refusal import PolicyError
 
@@ -157,7 +157,11 @@ def numpy_surfaces() -> dict[str, Surface]:
     random = Surface("numpy.random", guard_surface(_pick(np.random, NUMPY_RANDOM_NAMES)))
     linalg = Surface("numpy.linalg", guard_surface(_pick(np.linalg, NUMPY_LINALG_NAMES)))
     # np.empty and np.empty_like hand out leftover memory: zeroed ones stand in for them.
-    initialised = {"empty": numpy_memory.empty, "empty_like": numpy_memory.empty_like}
+    initialised = {
+        "empty": numpy_memory.empty,
+        "empty_like": numpy_memory.empty_like,
+        "pad": numpy_memory.pad,
+    }
     top = guard_surface({**_pick(np, NUMPY_NAMES), **initialised})
     top.update(random=random, linalg=linalg, ndarray=NDARRAY)
     return {"numpy": Surface("numpy", top), "numpy.random": random, "numpy.linalg": linalg}
@@ -206,7 +210,7 @@ def stdlib_surfaces() -> dict[str, Surface]:
             "operator",
             {
                 name: (
-                    refusing_object_arrays(value, f"operator.{name}")
+                    guarded_call(value, f"operator.{name}")
                     if callable(value) and not isinstance(value, type)
                     else value
                 )
