@@ -107,6 +107,8 @@ def guarded_call(function: Callable[..., Any], what: str) -> Callable[..., Any]:
                 f"{what} made a structured array; structured and void dtypes are not available "
                 "in the judge"
             )
+        if any(_is_object_array(part) and type(part) is not np.ndarray for part in parts):
+            raise PolicyError(f"{what} made an array of Python objects of your own subclass")
         return result
 
     return guarded
@@ -176,6 +178,11 @@ def _elementwise(guarded: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+def vectorize(pyfunc: Any, *args: Any, **kwargs: Any) -> Any:
+    """``np.vectorize``: the vectorised function is called like any other numpy function."""
+    return guarded_call(np.vectorize(pyfunc, *args, **kwargs), "np.vectorize(...)")
+
+
 def guard_surface(members: dict[str, Any]) -> dict[str, Any]:
     """A numpy surface with every function and ufunc guarded."""
     return {name: guard_member(name, value) for name, value in members.items()}
@@ -197,9 +204,13 @@ def guard_attribute(obj: Any, name: str, value: Any) -> Any:
         raise PolicyError("ndarray.resize is not available in the judge; build a new array")
     if isinstance(obj, np.void) and name not in VOID_ATTRIBUTES:
         raise PolicyError(f"numpy.void.{name} is not available in the judge")
-    if isinstance(obj, np.flexible) and name == "byteswap":
+    is_flexible = isinstance(obj, np.flexible) or (
+        isinstance(obj, type) and issubclass(obj, np.flexible)
+    )
+    if is_flexible and name == "byteswap":
         # numpy.bytes_/str_/void.byteswap() copies nothing into the block it returns.
-        raise PolicyError(f"{type(obj).__name__}.byteswap is not available in the judge")
+        kind = obj.__name__ if isinstance(obj, type) else type(obj).__name__
+        raise PolicyError(f"{kind}.byteswap is not available in the judge")
     if isinstance(obj, (np.ndarray, np.generic)):
         if obj.dtype.hasobject and name not in OBJECT_ARRAY_ATTRIBUTES:
             _refuse(f"ndarray.{name}")

@@ -58,8 +58,15 @@ def new_array(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
                 f"np.ndarray(..., {name}=...) is not available in the judge; "
                 "use np.array or np.zeros"
             )
+    dtype = np.dtype(given.get("dtype", float))
+    if dtype.names is not None or dtype.kind == "V":
+        raise PolicyError("structured and void dtypes are not available in the judge")
+    if dtype.hasobject and cls is not np.ndarray:
+        # A subclass brings the learner's own __getitem__ to code that writes items through the
+        # real __setitem__ (random.shuffle): object arrays stay plain np.ndarray.
+        raise PolicyError("an array of Python objects cannot be of your own ndarray subclass")
     order: Any = given.get("order") or "C"
-    array = np.zeros(given["shape"], dtype=given.get("dtype", float), order=order)
+    array = np.zeros(given["shape"], dtype=dtype, order=order)
     return array if cls is np.ndarray else array.view(cls)
 
 

@@ -145,6 +145,8 @@ class Policy:
             raise PolicyError("cannot modify typing objects")
         if immutable(obj):
             raise PolicyError(IMMUTABLE_ARRAY)
+        if isinstance(obj, np.ndarray):
+            return _ArrayWriter(obj)
         return obj
 
     def setattr(self, obj: Any, name: str, value: Any, /) -> None:
@@ -252,6 +254,37 @@ class Policy:
 
     def _printer(self, _getattr_: Any = None) -> _Printer:
         return _Printer(self)
+
+
+class _ArrayWriter:
+    """What ``_write_`` gives learner code for a (numeric) array: its items, and ``shape``.
+
+    Its other attributes (``dtype``, ``strides``) reinterpret the array's bytes in place, into
+    structured records or overlapping views: ``a.astype``/``a.view`` build those, checked.
+    """
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array: np.ndarray) -> None:
+        object.__setattr__(self, "_array", array)
+
+    def __getitem__(self, key: Any) -> Any:  # a[i] += 1 reads through the same object
+        return object.__getattribute__(self, "_array")[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        object.__getattribute__(self, "_array")[key] = value
+
+    def __delitem__(self, key: Any) -> None:
+        del object.__getattribute__(self, "_array")[key]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        array = object.__getattribute__(self, "_array")
+        if name != "shape" and hasattr(np.ndarray, name):
+            raise PolicyError(f"setting ndarray.{name} is not available in the judge")
+        setattr(array, name, value)  # shape, or a learner subclass's own attribute
+
+    def __delattr__(self, name: str) -> None:
+        raise PolicyError(f"deleting ndarray.{name} is not available in the judge")
 
 
 class _Printer:

@@ -26,7 +26,7 @@ import numpy as np
 
 from sandbox import numpy_memory
 from sandbox.learner_copy import deep_copy, shallow_copy
-from sandbox.numpy_guards import guard_attribute, guard_surface, guarded_call
+from sandbox.numpy_guards import guard_attribute, guard_surface, guarded_call, vectorize
 from sandbox.numpy_memory import new_array
 from sandbox.refusal import PolicyError
 
@@ -161,6 +161,7 @@ def numpy_surfaces() -> dict[str, Surface]:
         "empty": numpy_memory.empty,
         "empty_like": numpy_memory.empty_like,
         "pad": numpy_memory.pad,
+        "vectorize": vectorize,
     }
     top = guard_surface({**_pick(np, NUMPY_NAMES), **initialised})
     top.update(random=random, linalg=linalg, ndarray=NDARRAY)
@@ -173,8 +174,24 @@ def stdlib_surfaces() -> dict[str, Surface]:
         # Skip modules a surface module imported (statistics.random, statistics.sys, ...).
         return {n: v for n, v in _pick(module, names).items() if not isinstance(v, ModuleType)}
 
+    def guarded(name: str, members: dict[str, Any]) -> Surface:
+        # Real standard-library code works on what it is given with the real item access:
+        # random.shuffle writes x[i] = x[j], operator.setitem and iadd write, so none of them
+        # may be handed an array of Python objects (see numpy_guards).
+        return Surface(
+            name,
+            {
+                member: (
+                    guarded_call(value, f"{name}.{member}")
+                    if callable(value) and not isinstance(value, type)
+                    else value
+                )
+                for member, value in members.items()
+            },
+        )
+
     def public(module: ModuleType, exclude: Iterable[str] = ()) -> Surface:
-        return Surface(module.__name__, members_of(module, exclude))
+        return guarded(module.__name__, members_of(module, exclude))
 
     return {
         "math": public(math),
@@ -184,7 +201,7 @@ def stdlib_surfaces() -> dict[str, Surface]:
         "itertools": public(itertools),
         # The real functools.wraps takes attribute names (assigned=, updated=) and reads and
         # writes them past the guard, e.g. updated=("__globals__",) swaps in real builtins.
-        "functools": Surface(
+        "functools": guarded(
             "functools",
             {
                 **_pick(
@@ -193,7 +210,7 @@ def stdlib_surfaces() -> dict[str, Surface]:
                 "wraps": _wraps,
             },
         ),
-        "collections": Surface(
+        "collections": guarded(
             "collections",
             _pick(collections, "deque Counter defaultdict OrderedDict namedtuple".split()),
         ),
@@ -204,21 +221,8 @@ def stdlib_surfaces() -> dict[str, Surface]:
         "bisect": public(bisect),
         "statistics": public(statistics),
         "fractions": Surface("fractions", {"Fraction": fractions.Fraction}),
-        # operator.attrgetter / methodcaller would look attributes up past the guard; setitem,
-        # iadd and friends must not reach arrays of objects (see numpy_guards).
-        "operator": Surface(
-            "operator",
-            {
-                name: (
-                    guarded_call(value, f"operator.{name}")
-                    if callable(value) and not isinstance(value, type)
-                    else value
-                )
-                for name, value in members_of(
-                    operator, exclude=("attrgetter", "methodcaller")
-                ).items()
-            },
-        ),
+        # operator.attrgetter / methodcaller would look attributes up past the guard.
+        "operator": public(operator, exclude=("attrgetter", "methodcaller")),
         "typing": Surface(
             "typing",
             _pick(

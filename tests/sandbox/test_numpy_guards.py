@@ -56,16 +56,20 @@ def test_numpy_on_an_object_array_is_refused(expression: str) -> None:
         run(source)
 
 
-def test_super_in_an_array_subclass_does_not_get_around_the_refusal() -> None:
+@pytest.mark.parametrize(
+    "keys", ["Keys((3,), dtype=object)", "Keys((3,)).astype(object)", "np.ndarray.view(a, Keys)"]
+)
+def test_super_in_an_array_subclass_does_not_get_around_the_refusal(keys: str) -> None:
     source = (
         "class Keys(np.ndarray):\n"
         "    def __len__(self):\n"  # Python calls it directly: no attribute guard on the way in
         "        return int(super().argmax())\n"
         "def f():\n"
-        "    keys = Keys((3,), dtype=object)\n"
+        "    a = np.array([1, 2], dtype=object)\n"
+        "    keys = KEYS\n"
         "    return len(keys)\n"
-    )
-    with pytest.raises(Exception, match="ndarray.argmax on an array of Python objects"):
+    ).replace("KEYS", keys)
+    with pytest.raises(Exception, match="Python objects"):
         run(source)
 
 
@@ -246,3 +250,39 @@ def test_typing_aliases_cannot_patch_the_standard_library() -> None:
     source = "import typing\ndef f():\n    typing.Sequence.index = len\n"
     with pytest.raises(Exception, match="cannot modify typing objects"):
         run(source)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import random\n    random.shuffle(a)",
+        "import bisect\n    bisect.insort(a, 1)",
+        "import functools\n    functools.reduce(lambda x, y: x, a)",
+        "b = np.zeros(2)\n    b.dtype = np.dtype([('x', 'f8')])",
+        "b = np.zeros(2)\n    b.strides = (0,)",
+        "type(np.array([b'yy'])[0]).byteswap(np.array([b'yy'])[0])",
+        "np.vectorize(lambda v: b'12345678', otypes=['V8'])(np.zeros(2))",
+        "np.vectorize(lambda v: v)(a)",
+        "np.ndarray((2,), 'V8')",
+    ],
+)
+def test_the_standard_library_and_numpy_classes_keep_the_rules(statement: str) -> None:
+    source = f"def f():\n    a = np.array([3, 1, 2], dtype=object)\n    {statement}\n"
+    with pytest.raises(Exception, match="not available in the judge|Python objects"):
+        run(source)
+
+
+def test_arrays_still_take_items_shape_and_a_subclass_its_own_attributes() -> None:
+    source = (
+        "class Tagged(np.ndarray):\n    pass\n"
+        "def f():\n"
+        "    a = np.zeros(6)\n    a[0] = 1.0\n    a[1] += 2.0\n    a.shape = (2, 3)\n"
+        "    t = Tagged((2,))\n    t.label = 'x'\n"
+        "    return a.tolist(), t.label\n"
+    )
+    assert run(source) == ([[1.0, 2.0, 0.0], [0.0, 0.0, 0.0]], "x")
+
+
+def test_numpy_vectorize_still_vectorises() -> None:
+    source = "def f():\n    return np.vectorize(lambda v: v * 2)(np.arange(3)).tolist()\n"
+    assert run(source) == [0, 2, 4]
