@@ -51,7 +51,7 @@ def shallow_copy(value: Any) -> Any:
     if isinstance(value, _IMMUTABLE) or type(value) in (tuple, frozenset):
         return value
     if isinstance(value, np.ndarray):
-        return value.copy()
+        return np.ndarray.copy(value)  # numpy's copy, never a learner subclass's own copy()
     if type(value) in (list, dict, set):
         return type(value)(value)
     if _learner_instance(value):
@@ -63,13 +63,18 @@ def shallow_copy(value: Any) -> Any:
 
 def deep_copy(value: Any, memo: dict[int, Any] | None = None) -> Any:
     """``copy.deepcopy``: containers copied all the way down; shared parts stay shared."""
-    memo = {} if memo is None else memo
+    if memo is None:
+        memo = {}
+    elif type(memo) is not dict:
+        raise TypeError("deepcopy's memo must be a dict")
     if isinstance(value, _IMMUTABLE):
         return value
     if id(value) in memo:
         return memo[id(value)]
     if isinstance(value, np.ndarray):
-        duplicate = value.copy()
+        # numpy's own copy (a learner subclass's copy() could hand back an array it holds):
+        # the items below are written into this fresh array and nowhere else.
+        duplicate = np.ndarray.copy(value)
         memo[id(value)] = duplicate
         if duplicate.dtype == object:
             for index, item in np.ndenumerate(value):

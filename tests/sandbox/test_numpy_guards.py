@@ -286,3 +286,28 @@ def test_arrays_still_take_items_shape_and_a_subclass_its_own_attributes() -> No
 def test_numpy_vectorize_still_vectorises() -> None:
     source = "def f():\n    return np.vectorize(lambda v: v * 2)(np.arange(3)).tolist()\n"
     assert run(source) == [0, 2, 4]
+
+
+def test_copy_never_writes_into_an_array_a_subclass_hands_back() -> None:
+    source = (
+        "import copy\n"
+        "held = np.array(['a', 'b', 'c'], dtype=object)\n"
+        "class Sneaky(np.ndarray):\n"
+        "    def copy(self, *args, **kwargs):\n"
+        "        return held\n"
+        "def f():\n"
+        "    copy.deepcopy(Sneaky((3,)))\n"
+        "    copy.copy(Sneaky((3,)))\n"
+        "    return held.tolist()\n"
+    )
+    assert run(source) == ["a", "b", "c"]
+
+
+def test_deepcopy_takes_only_a_plain_dict_as_its_memo() -> None:
+    source = (
+        "import copy\n"
+        "class Memo(dict):\n    pass\n"
+        "def f():\n    return copy.deepcopy([1], Memo())\n"
+    )
+    with pytest.raises(TypeError, match="memo must be a dict"):
+        run(source)
