@@ -14,6 +14,11 @@ def run(source: str):
     return namespace["f"]()
 
 
+def with_objects(body: str) -> str:
+    """A learner f() that has an array of Python objects ``a`` and then runs ``body``."""
+    return f"def f():\n    a = np.array([3, 1, 2], dtype=object)\n    {body}\n"
+
+
 @pytest.mark.parametrize(
     "expression",
     [
@@ -51,9 +56,8 @@ def run(source: str):
     ],
 )
 def test_numpy_on_an_object_array_is_refused(expression: str) -> None:
-    source = f"def f():\n    a = np.array([3, 1, 2], dtype=object)\n    return {expression}\n"
     with pytest.raises(Exception, match="array of Python objects is not available"):
-        run(source)
+        run(with_objects(f"return {expression}"))
 
 
 @pytest.mark.parametrize(
@@ -89,8 +93,7 @@ def test_super_in_an_array_subclass_does_not_get_around_the_refusal(keys: str) -
     ],
 )
 def test_an_object_array_can_still_be_read_copied_and_converted(expression: str, expected) -> None:
-    source = f"def f():\n    a = np.array([3, 1, 2], dtype=object)\n    return {expression}\n"
-    assert run(source) == expected
+    assert run(with_objects(f"return {expression}")) == expected
 
 
 @pytest.mark.parametrize(
@@ -156,12 +159,8 @@ def test_numeric_arrays_and_python_ordering_still_work(expression: str, expected
     ],
 )
 def test_an_object_array_cannot_be_changed(statement: str) -> None:
-    source = (
-        "import operator\n"
-        f"def f():\n    a = np.array([3, 1, 2], dtype=object)\n    {statement}\n"
-    )
     with pytest.raises(Exception, match="cannot be changed|not available in the judge"):
-        run(source)
+        run("import operator\n" + with_objects(statement))
 
 
 @pytest.mark.parametrize(
@@ -177,9 +176,8 @@ def test_an_object_array_cannot_be_changed(statement: str) -> None:
     ],
 )
 def test_numeric_methods_refuse_object_arrays_and_void_scalars_only_read(expression: str) -> None:
-    source = f"def f():\n    a = np.array([3, 1, 2], dtype=object)\n    return {expression}\n"
     with pytest.raises(Exception, match="not available in the judge"):
-        run(source)
+        run(with_objects(f"return {expression}"))
 
 
 @pytest.mark.parametrize(
@@ -267,9 +265,8 @@ def test_typing_aliases_cannot_patch_the_standard_library() -> None:
     ],
 )
 def test_the_standard_library_and_numpy_classes_keep_the_rules(statement: str) -> None:
-    source = f"def f():\n    a = np.array([3, 1, 2], dtype=object)\n    {statement}\n"
     with pytest.raises(Exception, match="not available in the judge|Python objects"):
-        run(source)
+        run(with_objects(statement))
 
 
 def test_arrays_still_take_items_shape_and_a_subclass_its_own_attributes() -> None:
