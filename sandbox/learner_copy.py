@@ -62,11 +62,17 @@ def shallow_copy(value: Any) -> Any:
 
 
 def deep_copy(value: Any, memo: dict[int, Any] | None = None) -> Any:
-    """``copy.deepcopy``: containers copied all the way down; shared parts stay shared."""
-    if memo is None:
-        memo = {}
-    elif type(memo) is not dict:
+    """``copy.deepcopy``: containers copied all the way down; shared parts stay shared.
+
+    A memo the learner passes is read, never written: the copies being built stay out of
+    reach of learner code until they are finished.
+    """
+    if memo is not None and type(memo) is not dict:
         raise TypeError("deepcopy's memo must be a dict")
+    return _deep_copy(value, {} if memo is None else dict(memo))
+
+
+def _deep_copy(value: Any, memo: dict[int, Any]) -> Any:
     if isinstance(value, _IMMUTABLE):
         return value
     if id(value) in memo:
@@ -78,27 +84,27 @@ def deep_copy(value: Any, memo: dict[int, Any] | None = None) -> Any:
         memo[id(value)] = duplicate
         if duplicate.dtype == object:
             for index, item in np.ndenumerate(value):
-                duplicate[index] = deep_copy(item, memo)
+                duplicate[index] = _deep_copy(item, memo)
         return duplicate
     kind = type(value)
     if kind is list:
         new_list: list[Any] = []
         memo[id(value)] = new_list
-        new_list.extend(deep_copy(item, memo) for item in value)
+        new_list.extend(_deep_copy(item, memo) for item in value)
         return new_list
     if kind is dict:
         new_dict: dict[Any, Any] = {}
         memo[id(value)] = new_dict
         for key, item in value.items():
-            new_dict[deep_copy(key, memo)] = deep_copy(item, memo)
+            new_dict[_deep_copy(key, memo)] = _deep_copy(item, memo)
         return new_dict
     if kind in (tuple, set, frozenset):
-        copied = kind(deep_copy(item, memo) for item in value)
+        copied = kind(_deep_copy(item, memo) for item in value)
         memo[id(value)] = copied
         return copied
     if _learner_instance(value):
         instance = object.__new__(kind)
         memo[id(value)] = instance
-        instance.__dict__.update(deep_copy(dict(value.__dict__), memo))
+        instance.__dict__.update(_deep_copy(dict(value.__dict__), memo))
         return instance
     raise _refuse(value)

@@ -205,6 +205,16 @@ class Policy:
                 )
         if any(isinstance(base, type) and issubclass(base, np.ndarray) for base in bases):
             namespace = {**namespace, "__new__": array_new}  # no arrays over raw buffers
+        else:
+            # numpy never takes the learner's own objects: converting a list, it keeps borrowed
+            # pointers into it while it calls the items' __len__/__getitem__ (a use after free
+            # once those empty the list); __array__ stops it before any of the learner's code
+            # runs, and __array_ufunc__ = None hands `array * obj` to the object's own __rmul__.
+            namespace = {
+                **namespace,
+                "__array__": _not_an_array,
+                "__array_ufunc__": None,
+            }
         cls = type(name, bases, namespace)
         self.learner_classes.add(cls)
         return cls
@@ -254,6 +264,13 @@ class Policy:
 
     def _printer(self, _getattr_: Any = None) -> _Printer:
         return _Printer(self)
+
+
+def _not_an_array(self: Any, *args: Any, **kwargs: Any) -> Any:
+    raise PolicyError(
+        f"numpy cannot take objects of your own class {type(self).__name__} in the judge; "
+        "give it numbers (or lists of numbers)"
+    )
 
 
 class _ArrayWriter:

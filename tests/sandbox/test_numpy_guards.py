@@ -308,3 +308,13 @@ def test_deepcopy_takes_only_a_plain_dict_as_its_memo() -> None:
     )
     with pytest.raises(TypeError, match="memo must be a dict"):
         run(source)
+
+
+def test_learner_objects_meet_arrays_through_their_own_methods_only() -> None:
+    source = (
+        "class Scale:\n    def __rmul__(self, other):\n        return ('scaled', other.tolist())\n"
+        "def f():\n    return np.zeros(2) * Scale()\n"
+    )
+    assert run(source) == ("scaled", [0.0, 0.0])
+    with pytest.raises(Exception, match="numpy cannot take objects of your own class Scale"):
+        run("class Scale:\n    pass\ndef f():\n    return np.array([Scale()], dtype=object)\n")
