@@ -71,6 +71,10 @@ class LearnerTransformer(RestrictingNodeTransformer):
             and name in LEARNER_SPECIAL_METHODS
             and getattr(node, "col_offset", 0) != 0
         ):
+            if name.startswith("__") and getattr(node, "decorator_list", None):
+                # A decorated special method (@staticmethod) is called by C code that holds no
+                # reference to the object it converts or compares: plain methods only.
+                self.error(node, f"The special method {name} cannot be decorated in the judge.")
             return
         super().check_name(node, name, allow_magic_methods)
 

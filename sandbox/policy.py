@@ -203,6 +203,14 @@ class Policy:
                     f"classes cannot derive from numpy's {base.__name__} in the judge "
                     "(np.ndarray is the one numpy class to derive from)"
                 )
+        for base in bases:
+            if isinstance(base, type) and issubclass(base, _NUMPY_SCALARS):
+                # numpy converts these as plain numbers, past __array__, calling the learner's
+                # __float__/__bool__ in the middle of its C loops.
+                raise PolicyError(
+                    f"classes cannot derive from {base.__name__} in the judge; wrap the value in "
+                    "an attribute instead"
+                )
         if any(isinstance(base, type) and issubclass(base, np.ndarray) for base in bases):
             namespace = {**namespace, "__new__": array_new}  # no arrays over raw buffers
         else:
@@ -264,6 +272,10 @@ class Policy:
 
     def _printer(self, _getattr_: Any = None) -> _Printer:
         return _Printer(self)
+
+
+# Python types numpy takes as scalars without asking for __array__.
+_NUMPY_SCALARS = (int, float, complex, str, bytes)
 
 
 def _not_an_array(self: Any, *args: Any, **kwargs: Any) -> Any:

@@ -56,16 +56,6 @@ LIARS = {
         """,
         "Yes",
     ),
-    "int subclass count": (
-        """
-        class Count(int):
-            def __eq__(self, other):
-                return True
-        accepted, count = honest(draft_probs, target_probs, draft_tokens)
-        return accepted, Count(count)
-        """,
-        "Count",
-    ),
     "tuple subclass": (
         """
         class Pair(tuple):

@@ -318,3 +318,18 @@ def test_learner_objects_meet_arrays_through_their_own_methods_only() -> None:
     assert run(source) == ("scaled", [0.0, 0.0])
     with pytest.raises(Exception, match="numpy cannot take objects of your own class Scale"):
         run("class Scale:\n    pass\ndef f():\n    return np.array([Scale()], dtype=object)\n")
+
+
+@pytest.mark.parametrize("base", ["float", "int", "str", "complex"])
+def test_classes_cannot_derive_from_what_numpy_takes_as_a_number(base: str) -> None:
+    with pytest.raises(Exception, match=f"classes cannot derive from {base}"):
+        run(f"class F({base}):\n    pass\ndef f():\n    return 0\n")
+
+
+def test_special_methods_cannot_be_decorated() -> None:
+    source = (
+        "class F:\n    @staticmethod\n    def __float__():\n        return 1.0\n"
+        "def f():\n    return 0\n"
+    )
+    with pytest.raises(Exception, match="cannot be decorated"):
+        run(source)
