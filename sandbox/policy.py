@@ -212,6 +212,13 @@ class Policy:
                     "an attribute instead"
                 )
         if any(isinstance(base, type) and issubclass(base, np.ndarray) for base in bases):
+            overridden = sorted(_ARRAY_PROTOCOL.intersection(namespace))
+            if overridden:
+                # numpy calls these itself, in the middle of its C loops (a 0-d subclass in a
+                # list is converted through __float__): an array subclass keeps numpy's own.
+                raise PolicyError(
+                    f"a subclass of np.ndarray cannot define {', '.join(overridden)} in the judge"
+                )
             namespace = {**namespace, "__new__": array_new}  # no arrays over raw buffers
         else:
             # numpy never takes the learner's own objects: converting a list, it keeps borrowed
@@ -274,6 +281,11 @@ class Policy:
         return _Printer(self)
 
 
+# Special methods numpy itself calls on an array (conversion, truth, length, items).
+_ARRAY_PROTOCOL = frozenset(
+    "__float__ __int__ __bool__ __len__ __getitem__ __setitem__ __delitem__ __iter__ "
+    "__reversed__ __index__ __complex__".split()
+)
 # Python types numpy takes as scalars without asking for __array__.
 _NUMPY_SCALARS = (int, float, complex, str, bytes)
 

@@ -66,12 +66,12 @@ def test_numpy_on_an_object_array_is_refused(expression: str) -> None:
 def test_super_in_an_array_subclass_does_not_get_around_the_refusal(keys: str) -> None:
     source = (
         "class Keys(np.ndarray):\n"
-        "    def __len__(self):\n"  # Python calls it directly: no attribute guard on the way in
-        "        return int(super().argmax())\n"
+        "    def __repr__(self):\n"  # Python calls it directly: no attribute guard on the way in
+        "        return str(super().argmax())\n"
         "def f():\n"
         "    a = np.array([1, 2], dtype=object)\n"
         "    keys = KEYS\n"
-        "    return len(keys)\n"
+        "    return repr(keys)\n"
     ).replace("KEYS", keys)
     with pytest.raises(Exception, match="Python objects"):
         run(source)
@@ -332,4 +332,14 @@ def test_special_methods_cannot_be_decorated() -> None:
         "def f():\n    return 0\n"
     )
     with pytest.raises(Exception, match="cannot be decorated"):
+        run(source)
+
+
+@pytest.mark.parametrize("method", ["__float__", "__len__", "__getitem__", "__bool__"])
+def test_an_array_subclass_keeps_numpys_own_protocol(method: str) -> None:
+    source = (
+        f"class Sub(np.ndarray):\n    def {method}(self, *args):\n        return 1\n"
+        "def f():\n    return 0\n"
+    )
+    with pytest.raises(Exception, match=f"cannot define {method}"):
         run(source)
