@@ -145,10 +145,10 @@ class GuardedUfunc:
 
     def __init__(self, ufunc: np.ufunc) -> None:
         object.__setattr__(self, "_ufunc", ufunc)
-        object.__setattr__(self, "_call", guarded_call(ufunc, f"np.{ufunc.__name__}"))
+        object.__setattr__(self, "_call", _guarded(ufunc, f"np.{ufunc.__name__}", True))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return masked_call(object.__getattribute__(self, "_call"), args, kwargs)
+        return object.__getattribute__(self, "_call")(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         ufunc = object.__getattribute__(self, "_ufunc")
@@ -161,21 +161,25 @@ class GuardedUfunc:
         return repr(object.__getattribute__(self, "_ufunc"))
 
 
-def guard_member(name: str, value: Any) -> Any:
-    """One member of a numpy surface as learner code gets it."""
-    if isinstance(value, np.ufunc):
-        return GuardedUfunc(value)
-    if callable(value) and not isinstance(value, type):
-        guarded = guarded_call(value, f"np.{name}")
-        return _elementwise(guarded) if name in ELEMENTWISE_WITH_WHERE else guarded
-    return value  # classes (dtypes, errstate, vectorize...) and constants
+def _guarded(function: Callable[..., Any], what: str, elementwise: bool) -> Callable[..., Any]:
+    """``guarded_call``, plus the ``where=`` zeroing of ``masked_call`` when ``elementwise``."""
+    guarded = guarded_call(function, what)
+    if not elementwise:
+        return guarded
 
-
-def _elementwise(guarded: Callable[..., Any]) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
         return masked_call(guarded, args, kwargs)
 
     return call
+
+
+def guard_member(prefix: str, name: str, value: Any) -> Any:
+    """One member of a surface as learner code gets it (``prefix`` names it in refusals)."""
+    if isinstance(value, np.ufunc):
+        return GuardedUfunc(value)
+    if callable(value) and not isinstance(value, type):
+        return _guarded(value, f"{prefix}.{name}", name in ELEMENTWISE_WITH_WHERE)
+    return value  # classes (dtypes, errstate, deque...) and constants
 
 
 def vectorize(pyfunc: Any, *args: Any, **kwargs: Any) -> Any:
@@ -183,12 +187,13 @@ def vectorize(pyfunc: Any, *args: Any, **kwargs: Any) -> Any:
     return guarded_call(np.vectorize(pyfunc, *args, **kwargs), "np.vectorize(...)")
 
 
-def guard_surface(members: dict[str, Any]) -> dict[str, Any]:
-    """A numpy surface with every function and ufunc guarded."""
-    return {name: guard_member(name, value) for name, value in members.items()}
+def guard_surface(members: dict[str, Any], prefix: str = "np") -> dict[str, Any]:
+    """A surface (numpy's, or a standard module's) with every function and ufunc guarded."""
+    return {name: guard_member(prefix, name, value) for name, value in members.items()}
 
 
-def _from_numpy(cls: type) -> bool:
+def from_numpy(cls: type) -> bool:
+    """Whether ``cls`` is numpy's, or derives from one of numpy's classes."""
     return any(base.__module__.partition(".")[0] == "numpy" for base in cls.__mro__)
 
 
@@ -217,17 +222,14 @@ def guard_attribute(obj: Any, name: str, value: Any) -> Any:
         if not callable(value):
             return value
         # Its methods take arrays too: np.zeros(1).clip(objects) is np.clip(objects).
-        guarded = guarded_call(value, f"ndarray.{name}")
-        return _elementwise(guarded) if name in ELEMENTWISE_WITH_WHERE else guarded
+        return _guarded(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE)
     if is_array_class and callable(value):
         # Unbound (np.ndarray.clip, type(a).argmax): the array comes as an argument.
-        guarded = guarded_call(value, f"ndarray.{name}")
-        return _elementwise(guarded) if name in ELEMENTWISE_WITH_WHERE else guarded
+        return _guarded(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE)
     if isinstance(obj, np.ufunc) and name in UFUNC_METHODS:
-        guarded = guarded_call(value, f"np.{obj.__name__}.{name}")
-        return _elementwise(guarded) if name == "outer" else guarded
+        return _guarded(value, f"np.{obj.__name__}.{name}", name == "outer")
     owner = obj if isinstance(obj, type) else type(obj)
-    if callable(value) and _from_numpy(owner):
+    if callable(value) and from_numpy(owner):
         # Any other numpy object's methods (a Generator's permuted(x, out=objects) writes into
         # an object array), a learner's subclass of one included.
         return guarded_call(value, f"{owner.__name__}.{name}")

@@ -25,7 +25,7 @@ from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
 from sandbox.learner_copy import LEARNER_MODULE
-from sandbox.numpy_guards import guard_attribute, immutable
+from sandbox.numpy_guards import from_numpy, guard_attribute, immutable
 from sandbox.refusal import PolicyError
 from sandbox.surfaces import (
     NDARRAY,
@@ -192,19 +192,16 @@ class Policy:
 
     def learner_class(self, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> type:
         for base in bases:
-            if (
-                isinstance(base, type)
-                and base.__module__.partition(".")[0] == "numpy"
-                and not issubclass(base, np.ndarray)
-            ):
+            if not isinstance(base, type):
+                continue
+            if from_numpy(base) and not issubclass(base, np.ndarray):
                 # A subclass of a Generator, a dtype or a scalar type gets none of the learner's
                 # use out of numpy and all of its internals (red-teaming: Generator subclasses).
                 raise PolicyError(
                     f"classes cannot derive from numpy's {base.__name__} in the judge "
                     "(np.ndarray is the one numpy class to derive from)"
                 )
-        for base in bases:
-            if isinstance(base, type) and issubclass(base, _NUMPY_SCALARS):
+            if issubclass(base, _NUMPY_SCALARS):
                 # numpy converts these as plain numbers, past __array__, calling the learner's
                 # __float__/__bool__ in the middle of its C loops.
                 raise PolicyError(

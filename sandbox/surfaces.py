@@ -26,7 +26,7 @@ import numpy as np
 
 from sandbox import numpy_memory
 from sandbox.learner_copy import deep_copy, shallow_copy
-from sandbox.numpy_guards import guard_attribute, guard_surface, guarded_call, vectorize
+from sandbox.numpy_guards import guard_attribute, guard_surface, vectorize
 from sandbox.numpy_memory import new_array
 from sandbox.refusal import PolicyError
 
@@ -177,18 +177,8 @@ def stdlib_surfaces() -> dict[str, Surface]:
     def guarded(name: str, members: dict[str, Any]) -> Surface:
         # Real standard-library code works on what it is given with the real item access:
         # random.shuffle writes x[i] = x[j], operator.setitem and iadd write, so none of them
-        # may be handed an array of Python objects (see numpy_guards).
-        return Surface(
-            name,
-            {
-                member: (
-                    guarded_call(value, f"{name}.{member}")
-                    if callable(value) and not isinstance(value, type)
-                    else value
-                )
-                for member, value in members.items()
-            },
-        )
+        # may be handed an array of Python objects: the same guard as numpy's functions.
+        return Surface(name, guard_surface(members, prefix=name))
 
     def public(module: ModuleType, exclude: Iterable[str] = ()) -> Surface:
         return guarded(module.__name__, members_of(module, exclude))

@@ -316,7 +316,7 @@
   function blamedLine(report) {
     const errors = (Array.isArray(report.tests) ? report.tests : []).filter((test) => test.status === "error");
     for (const text of [report.message, ...errors.map((test) => test.message)]) {
-      const match = /\bline (\d+)\b/.exec(String(text || ""));
+      const match = String(text || "").match(new RegExp(LINE_MENTION.source));
       if (match) return Number(match[1]);
     }
     return null;
