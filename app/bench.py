@@ -112,7 +112,10 @@ def fork_floor(exercise: Exercise, grades: int) -> dict[str, Any]:
     job = {**job_document(**job_arguments(exercise, exercise.solution_code)), "grades": grades}
     completed = subprocess.run(
         [sys.executable, *INTERPRETER_FLAGS, "-c", FLOOR_BOOTSTRAP, PROJECT_ROOT],
-        input=protocol.encode(job), capture_output=True, env=zygote_environment(), timeout=300,
+        input=protocol.encode(job),
+        capture_output=True,
+        env=zygote_environment(),
+        timeout=300,
         check=False,
     )
     try:
@@ -181,9 +184,7 @@ def run_bench(
         print(json.dumps(summary, indent=2))
     else:
         _print_summary(summary)
-    failures = sum(
-        row["failures"] for row in (warm, fresh, warm_latency, warm_light, warm_unique)
-    )
+    failures = sum(row["failures"] for row in (warm, fresh, warm_latency, warm_light, warm_unique))
     return 1 if failures else 0
 
 

@@ -156,10 +156,22 @@ class LearnerTransformer(RestrictingNodeTransformer):
 
 
 _OPERATOR_TEXT = {
-    ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/=", ast.FloorDiv: "//=",
-    ast.Mod: "%=", ast.Pow: "**=", ast.LShift: "<<=", ast.RShift: ">>=", ast.BitOr: "|=",
-    ast.BitXor: "^=", ast.BitAnd: "&=", ast.MatMult: "@=",
+    ast.Add: "+=",
+    ast.Sub: "-=",
+    ast.Mult: "*=",
+    ast.Div: "/=",
+    ast.FloorDiv: "//=",
+    ast.Mod: "%=",
+    ast.Pow: "**=",
+    ast.LShift: "<<=",
+    ast.RShift: ">>=",
+    ast.BitOr: "|=",
+    ast.BitXor: "^=",
+    ast.BitAnd: "&=",
+    ast.MatMult: "@=",
 }
+
+
 class CompileFailure(Exception):
     """The learner's code does not compile, or the policy refuses it; carries a line number."""
 

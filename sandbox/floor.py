@@ -58,12 +58,16 @@ def main() -> None:
     wall = (time.perf_counter() - started) / grades * 1000
     parent = (time.process_time() - cpu) / grades * 1000
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    children = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    print(json.dumps({
-        "grades": grades,
-        "wall_ms": round(wall, 2),
-        "cpu_ms": round(parent + children / grades * 1000, 2),
-    }))
+    children = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    print(
+        json.dumps(
+            {
+                "grades": grades,
+                "wall_ms": round(wall, 2),
+                "cpu_ms": round(parent + children / grades * 1000, 2),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -117,7 +117,14 @@ class CaseRun:
 
 
 SETUP_KINDS = (
-    "compile", "refused", "module", "missing_entry", "timeout", "crashed", "memory", "output",
+    "compile",
+    "refused",
+    "module",
+    "missing_entry",
+    "timeout",
+    "crashed",
+    "memory",
+    "output",
 )
 
 

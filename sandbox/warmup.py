@@ -27,9 +27,7 @@ SAMPLE = (
     "    return f'{x}{α}', np.cumsum(np.array(a))\n"
 )
 # ndarray methods that import numpy helpers on their first call.
-LAZY_METHODS = (
-    "sum mean std var min max any all prod cumsum argmax argmin round clip copy".split()
-)
+LAZY_METHODS = "sum mean std var min max any all prod cumsum argmax argmin round clip copy".split()
 
 
 def warm_up(policy: Policy) -> None:

@@ -129,7 +129,13 @@ def run_server_phases(
             web_before, sandbox_before = tree_cpu_seconds(pid)
             row = asyncio.run(
                 measure(
-                    url, path, body, count=n, duration=duration, concurrency=c, client=client,
+                    url,
+                    path,
+                    body,
+                    count=n,
+                    duration=duration,
+                    concurrency=c,
+                    client=client,
                     think_ms=think_ms,
                 )
             )

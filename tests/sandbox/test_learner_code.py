@@ -12,7 +12,7 @@ import pytest
 from app.catalog import Catalog
 from app.judge import Judge
 
-CORRECT_BODY = '''
+CORRECT_BODY = """
 def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):
     np.random.seed(42)
     accepted = []
@@ -23,7 +23,7 @@ def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next
             break
     probe()
     return accepted, len(accepted)
-'''
+"""
 
 # name: (module-level code, the body of probe())
 EVERYDAY = {

@@ -188,20 +188,27 @@ def test_numeric_methods_refuse_object_arrays_and_void_scalars_only_read(express
         ("np.empty_like(np.ones(3)).tolist()", [0.0, 0.0, 0.0]),
         ("np.ndarray((3,)).tolist()", [0.0, 0.0, 0.0]),
         ("np.ndarray(shape=(2,), dtype=np.int64, order='F').tolist()", [0, 0]),
-        ("np.divide(np.ones(3), 2.0, where=np.array([True, False, True])).tolist()",
-         [0.5, 0.0, 0.5]),
-        ("np.add.outer([1.0, 2.0], [1.0], where=np.array([[False], [True]])).tolist()",
-         [[0.0], [3.0]]),
+        (
+            "np.divide(np.ones(3), 2.0, where=np.array([True, False, True])).tolist()",
+            [0.5, 0.0, 0.5],
+        ),
+        (
+            "np.add.outer([1.0, 2.0], [1.0], where=np.array([[False], [True]])).tolist()",
+            [[0.0], [3.0]],
+        ),
         ("Sub((2,)).tolist()", [0.0, 0.0]),
         ("np.pad(np.ones(1), (0, 2), mode='empty').tolist()", [1.0, 0.0, 0.0]),
-        ("np.add(np.zeros(3), 1.0, out=(None,), where=[True, False, True]).tolist()",
-         [1.0, 0.0, 1.0]),
-        ("[p.tolist() for p in np.modf(np.full(2, 1.5), out=(None, None), where=[False, True])]",
-         [[0.0, 0.5], [0.0, 1.0]]),
+        (
+            "np.add(np.zeros(3), 1.0, out=(None,), where=[True, False, True]).tolist()",
+            [1.0, 0.0, 1.0],
+        ),
+        (
+            "[p.tolist() for p in np.modf(np.full(2, 1.5), out=(None, None), where=[False, True])]",
+            [[0.0, 0.5], [0.0, 1.0]],
+        ),
         ("np.clip(np.full(3, 5.0), 0, 1, where=[True, False, True]).tolist()", [1.0, 0.0, 1.0]),
         ("np.full(3, 5.0).clip(0, 1, where=[False, True, False]).tolist()", [0.0, 1.0, 0.0]),
-        ("np.add.outer(np.ones(2), np.ones(1), out=(None,), where=False).tolist()",
-         [[0.0], [0.0]]),
+        ("np.add.outer(np.ones(2), np.ones(1), out=(None,), where=False).tolist()", [[0.0], [0.0]]),
     ],
 )
 def test_new_arrays_are_always_initialised(expression: str, expected) -> None:
@@ -225,8 +232,10 @@ def test_ndarray_over_foreign_memory_is_refused(expression: str) -> None:
 @pytest.mark.parametrize(
     ("expression", "says"),
     [
-        ("np.ones(2, np.dtype({'names': ['a'], 'formats': ['u1'], 'itemsize': 64}))",
-         "structured array"),
+        (
+            "np.ones(2, np.dtype({'names': ['a'], 'formats': ['u1'], 'itemsize': 64}))",
+            "structured array",
+        ),
         ("np.zeros(2, np.uint8).astype([('a', 'u1')])", "structured array"),
         ("np.zeros(1, dtype='V8')", "structured array"),
         ("np.array([b'yy'])[0].byteswap()", "bytes_.byteswap is not available"),
