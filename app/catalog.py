@@ -34,6 +34,7 @@ class Case:
     name: str
     input: dict[str, Any]
     expected: dict[str, Any]
+    hint: int | None = None  # the 1-based hint that addresses the mistake this case catches
 
 
 @dataclass(frozen=True)
@@ -60,13 +61,17 @@ class Exercise:
     return_names: tuple[str, ...] = ()
     feedback: dict[str, str] = field(default_factory=dict)
     order: int = 0
+    trace_code: str = ""  # trace.py: the reference's steps, for feedback at a divergence
 
     def case_inputs(self) -> list[dict[str, Any]]:
         """The inputs only: the part of each case that may cross into the sandbox."""
         return [case.input for case in self.cases]
 
-    def job(self, code: str) -> Job:
-        """What the sandbox gets to grade ``code``: the case inputs, never what is expected."""
+    def job(self, code: str, *, with_trace: bool = False) -> Job:
+        """What the sandbox gets to grade ``code``: the case inputs, never what is expected.
+
+        ``with_trace`` (reference jobs only) also runs the exercise's trusted trace function.
+        """
         return Job(
             code=code,
             entry_point=self.entry_point,
@@ -76,6 +81,7 @@ class Exercise:
             random_mode=self.random_mode,
             rng_argument=self.random_argument,
             helpers=self.helpers_code,
+            trace=self.trace_code if with_trace else "",
         )
 
 
@@ -100,7 +106,9 @@ def load_cases(path: Path, parameters: dict[str, str]) -> tuple[Case, ...]:
     for position, item in enumerate(raw, start=1):
         where = f"case {position}"
         _require(isinstance(item, dict), path, f"{where} must be an object")
-        _require(set(item) <= {"name", "input", "expected"}, path, f"{where} has unknown keys")
+        _require(
+            set(item) <= {"name", "input", "expected", "hint"}, path, f"{where} has unknown keys"
+        )
         name = item.get("name")
         _require(isinstance(name, str) and bool(name.strip()), path, f"{where} needs a name")
         inputs = item.get("input")
@@ -113,7 +121,13 @@ def load_cases(path: Path, parameters: dict[str, str]) -> tuple[Case, ...]:
         )
         expected = item.get("expected", {})
         _require(isinstance(expected, dict), path, f"{where} ({name}) expected must be an object")
-        cases.append(Case(name=name, input=inputs, expected=expected))
+        hint = item.get("hint")
+        _require(
+            hint is None or (type(hint) is int and hint >= 1),
+            path,
+            f"{where} ({name}) hint must be a hint's number (1, 2, ...)",
+        )
+        cases.append(Case(name=name, input=inputs, expected=expected, hint=hint))
     names = [case.name for case in cases]
     _require(len(set(names)) == len(names), path, "case names must be unique")
     return tuple(cases)
@@ -212,6 +226,13 @@ def load_exercise(folder: Path) -> Exercise:
         f"must hold exactly {CASES_PER_EXERCISE} cases, found {len(cases)}",
     )
     helpers_path = folder / "helpers.py"
+    trace_path = folder / "trace.py"
+    for case in cases:
+        _require(
+            case.hint is None or case.hint <= len(hints),
+            folder / "cases.json",
+            f"case {case.name!r} names hint {case.hint}, but there are {len(hints)} hints",
+        )
 
     order = meta.get("order", 0)
     _require(type(order) is int, meta_path, "'order' must be an integer")
@@ -238,6 +259,7 @@ def load_exercise(folder: Path) -> Exercise:
         return_names=tuple(return_names),
         feedback=dict(feedback),
         order=order,
+        trace_code=_read_text(trace_path) if trace_path.exists() else "",
     )
 
 

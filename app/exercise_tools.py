@@ -21,7 +21,9 @@ from sandbox import RandomMode
 
 def reference_expectations(judge: Judge, exercise: Exercise) -> list[dict[str, Any]]:
     """What the reference solution returns for each case, in the stored ``expected`` shape."""
-    result = judge.submit(exercise, exercise.solution_code).result(timeout=120)
+    result = judge.pool.submit(exercise.job(exercise.solution_code, with_trace=True)).result(
+        timeout=120
+    )
     if result.setup is not None:
         raise ExerciseError(f"{exercise.id}: the reference does not run: {result.setup.message}")
     expectations = []
@@ -37,6 +39,11 @@ def reference_expectations(judge: Judge, exercise: Exercise) -> list[dict[str, A
         expected: dict[str, Any] = {"value": checks.plain(run.value)}
         if exercise.random_mode is RandomMode.generator:
             expected["draws"] = run.draws
+            expected["drawn"] = list(run.drawn or ())
+        if exercise.trace_code:
+            if isinstance(run.trace, dict) and "trace_error" in run.trace:
+                raise ExerciseError(f"{exercise.id}: trace.py failed on {case.name!r}: {run.trace}")
+            expected["trace"] = run.trace
         expectations.append(expected)
     return expectations
 
@@ -109,7 +116,8 @@ def format_cases(cases: list[dict[str, Any]]) -> str:
         blocks.append(
             "  {\n"
             f'    "name": {json.dumps(case["name"])},\n'
-            f'    "input": {{\n{inputs}\n    }},\n'
+            + (f'    "hint": {json.dumps(case["hint"])},\n' if case.get("hint") else "")
+            + f'    "input": {{\n{inputs}\n    }},\n'
             f'    "expected": {json.dumps(case["expected"])}\n'
             "  }"
         )
@@ -124,7 +132,7 @@ def _regenerate_catalog(judge: Judge, catalog: Catalog) -> int:
     for exercise in catalog:
         expectations = reference_expectations(judge, exercise)
         cases = [
-            {"name": case.name, "input": case.input, "expected": expected}
+            {"name": case.name, "hint": case.hint, "input": case.input, "expected": expected}
             for case, expected in zip(exercise.cases, expectations, strict=True)
         ]
         path = exercise.folder / "cases.json"

@@ -12,7 +12,7 @@ from collections.abc import Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from app import checks
+from app import checks, feedback
 from app.catalog import Case, Exercise
 from app.errors import JudgeError, PayloadTooLarge, Saturated
 from app.schemas import CaseResult, Report, Status, Verdict
@@ -34,6 +34,7 @@ class SandboxDown(JudgeError):
 
     def __init__(self, detail: str | None = None) -> None:
         super().__init__(detail, headers={"Retry-After": "2"})
+
 
 T = TypeVar("T")
 
@@ -85,11 +86,14 @@ def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
             message=checks.scrub(message),
             output=output,
             duration_ms=round(run.duration_ms, 3),
+            hint=case.hint if status != Status.passed else None,
         )
 
     if run.outcome is Outcome.exhausted:
         # Drawing more numbers than the case scripts is a logic mistake, not a crash.
-        message = checks.exhausted_message(run.draws, case.expected.get("draws"))
+        message = feedback.exhausted_sentence(
+            run.draws, case.expected.get("draws"), run.drawn, case.expected.get("drawn")
+        )
         return result(Status.failed, None, message)
     if run.outcome is not Outcome.returned:
         message = checks.error_message(run, _limits_text(exercise))
@@ -104,7 +108,14 @@ def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
         problems.append(type_problem)
     else:
         problems.extend(_value_problems(exercise, spec, actual, expected))
-    draws = checks.draws_problem(run.draws, case.expected.get("draws"))
+    explanation = None
+    if problems and not type_problem:
+        position = feedback.first_divergence(actual, expected)
+        if position is not None:
+            explanation = feedback.explain_divergence(case.expected.get("trace"), position)
+    draws = feedback.draws_sentence(
+        run.draws, case.expected.get("draws"), run.drawn, case.expected.get("drawn")
+    )
     if draws:
         problems.append(draws)
     kinds = {name: kind for name, kind in exercise.parameters.items() if kind != "rng"}
@@ -112,7 +123,10 @@ def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
     if mutation:
         problems.append(mutation)
     status = Status.failed if problems else Status.passed
-    return result(status, actual, "; ".join(problems) if problems else None)
+    message = "; ".join(problems)
+    if message and explanation:
+        message += ". " + explanation
+    return result(status, actual, message or None)
 
 
 def _value_problems(
