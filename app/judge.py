@@ -35,6 +35,7 @@ class SandboxDown(JudgeError):
     def __init__(self, detail: str | None = None) -> None:
         super().__init__(detail, headers={"Retry-After": "2"})
 
+
 T = TypeVar("T")
 
 CASE_VERDICT = {
