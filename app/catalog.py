@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from app.checks import parse_type
+from app.tolerance import EXACT, Tolerance
 from sandbox import Job, Limits, RandomMode
 
 EXERCISES_DIR = Path(__file__).resolve().parent.parent / "exercises"
@@ -61,6 +62,7 @@ class Exercise:
     return_names: tuple[str, ...] = ()
     feedback: dict[str, str] = field(default_factory=dict)
     order: int = 0
+    tolerance: Tolerance = EXACT
     trace_code: str = ""  # trace.py: the reference's steps, for feedback at a divergence
 
     def case_inputs(self) -> list[dict[str, Any]]:
@@ -219,6 +221,8 @@ def load_exercise(folder: Path) -> Exercise:
         "[feedback] may only set the strings extra, missing, differs and empty",
     )
 
+    tolerance = _load_tolerance(meta.get("compare", {}), meta_path)
+
     cases = load_cases(folder / "cases.json", parameters)
     _require(
         len(cases) == CASES_PER_EXERCISE,
@@ -259,8 +263,22 @@ def load_exercise(folder: Path) -> Exercise:
         return_names=tuple(return_names),
         feedback=dict(feedback),
         order=order,
+        tolerance=tolerance,
         trace_code=_read_text(trace_path) if trace_path.exists() else "",
     )
+
+
+def _load_tolerance(raw: Any, meta_path: Path) -> Tolerance:
+    """``[compare]``: how close a returned float must be to the reference's (default exact)."""
+    _require(
+        isinstance(raw, dict) and set(raw) <= {"rel_tol", "abs_tol"},
+        meta_path,
+        "[compare] may only set the numbers rel_tol and abs_tol",
+    )
+    try:
+        return Tolerance(**raw)
+    except ValueError as exc:
+        raise ExerciseError(f"{meta_path}: [compare] {exc}") from None
 
 
 class Catalog:
