@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from app.checks import parse_type
+from app.distribution import DistributionCheck, load_check
 from app.tolerance import EXACT, Tolerance
 from sandbox import Job, Limits, RandomMode
 
@@ -64,6 +65,7 @@ class Exercise:
     order: int = 0
     tolerance: Tolerance = EXACT
     trace_code: str = ""  # trace.py: the reference's steps, for feedback at a divergence
+    distribution: DistributionCheck | None = None  # [distribution]: the check run on Submit
 
     def case_inputs(self) -> list[dict[str, Any]]:
         """The inputs only: the part of each case that may cross into the sandbox."""
@@ -240,6 +242,12 @@ def load_exercise(folder: Path) -> Exercise:
 
     order = meta.get("order", 0)
     _require(type(order) is int, meta_path, "'order' must be an integer")
+    try:
+        distribution = load_check(meta.get("distribution"), folder)
+        if trace_path.exists():
+            compile(_read_text(trace_path), str(trace_path), "exec")
+    except (ValueError, SyntaxError) as exc:
+        raise ExerciseError(f"{meta_path}: {exc}") from None
     return Exercise(
         id=exercise_id,
         folder=folder,
@@ -265,6 +273,7 @@ def load_exercise(folder: Path) -> Exercise:
         order=order,
         tolerance=tolerance,
         trace_code=_read_text(trace_path) if trace_path.exists() else "",
+        distribution=distribution,
     )
 
 

@@ -12,7 +12,7 @@ from collections.abc import Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from app import checks, feedback
+from app import checks, distribution, feedback
 from app.catalog import Case, Exercise
 from app.errors import JudgeError, PayloadTooLarge, Saturated
 from app.schemas import CaseResult, Report, Status, Verdict
@@ -287,6 +287,40 @@ class Judge:
     def grade(self, exercise: Exercise, code: str) -> Report:
         """``grade_async`` for callers without an event loop (the CLI, tools, tests)."""
         return run_to_completion(self.grade_async(exercise, code))
+
+    async def check_rows_async(
+        self, exercise: Exercise, code: str, exact_failed: bool
+    ) -> list[CaseResult]:
+        """The exercise's distribution check on ``code`` (none declared: no rows).
+
+        A job of its own in the pool: the learner's code and the trusted driver, in a confined
+        child; the counts come back here for the statistics.
+        """
+        check = exercise.distribution
+        if check is None:
+            return []
+        job = distribution.check_job(
+            check, code, exercise.entry_point, exercise.helpers_code, exercise.limits
+        )
+        try:
+            future = self.pool.submit(job)
+        except PoolSaturated as exc:
+            raise Saturated(f"The judge is busy ({exc}); retry shortly.", retry_after=1) from None
+        except SandboxUnavailable as exc:
+            raise SandboxDown(str(exc)) from None
+        try:
+            result = await asyncio.wait_for(
+                asyncio.wrap_future(future), timeout=self._wait_budget(exercise)
+            )
+        except SandboxUnavailable as exc:
+            raise SandboxDown(str(exc)) from None
+        except TimeoutError:
+            raise SandboxDown("the sandbox did not answer in time") from None
+        return distribution.check_rows(check, result, _limits_text(exercise), exact_failed)
+
+    def check_rows(self, exercise: Exercise, code: str, exact_failed: bool) -> list[CaseResult]:
+        """``check_rows_async`` for callers without an event loop."""
+        return run_to_completion(self.check_rows_async(exercise, code, exact_failed))
 
     def health(self) -> dict[str, object]:
         """{"layers": {name: bool}, "pool": {...}} for /api/health and `judge doctor`."""
