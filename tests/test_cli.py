@@ -15,7 +15,18 @@ ROOT = Path(__file__).resolve().parents[1]
 VERIFY = ROOT / "exercises" / "speculative-decoding-verify"
 JUDGE = shutil.which("judge", path=str(Path(sys.executable).parent)) or "judge"
 REPORT_KEYS = {"status", "verdict", "message", "passed", "total", "duration_ms", "tests"}
-TEST_KEYS = {"name", "status", "input", "expected", "actual", "message", "output", "duration_ms"}
+TEST_KEYS = {
+    "name",
+    "status",
+    "input",
+    "expected",
+    "actual",
+    "message",
+    "output",
+    "duration_ms",
+    "hint",
+    "chart",
+}
 
 
 def judge(

@@ -11,7 +11,18 @@ from http_fakes import BrokenJudge, FakeJudge, SaturatedJudge
 
 URL = "/api/exercises/add-numbers/submissions"
 REPORT_KEYS = {"status", "verdict", "message", "passed", "total", "duration_ms", "tests"}
-CASE_KEYS = {"name", "status", "input", "expected", "actual", "message", "output", "duration_ms"}
+CASE_KEYS = {
+    "name",
+    "status",
+    "input",
+    "expected",
+    "actual",
+    "message",
+    "output",
+    "duration_ms",
+    "hint",
+    "chart",
+}
 ONE_MIB = 1 << 20
 
 
