@@ -182,14 +182,10 @@ def test_the_argument_filters_hold(conf: Confinement) -> None:
         start = ctypes.addressof(ctypes.c_char.from_buffer(page))
 
         def protected(prot: int) -> int:
-            return (
-                0 if libc.mprotect(ctypes.c_void_p(start), 4096, prot) == 0 else ctypes.get_errno()
-            )
+            return failed(libc.mprotect(ctypes.c_void_p(start), 4096, prot))
 
         def advised(advice: int) -> int:
-            return (
-                0 if libc.madvise(ctypes.c_void_p(start), 4096, advice) == 0 else ctypes.get_errno()
-            )
+            return failed(libc.madvise(ctypes.c_void_p(start), 4096, advice))
 
         return {
             "tiocsti": attempt(lambda: fcntl.ioctl(0, _TIOCSTI, b"x")),
