@@ -8,10 +8,13 @@ pooled) and, when every row is the same, the mean number of tokens per step agai
 (1 - alpha^(gamma+1)) / (1 - alpha).
 
 The false-fail rate of a correct step is at most FALSE_FAIL over the whole check: it is split
-evenly (Bonferroni) over the check's tests; each chi-square threshold is the chi-square upper
-quantile at its share (the asymptotic law of Pearson's statistic, which is why bins are pooled
-to at least MIN_EXPECTED expected counts), and each mean test's margin comes from Bernstein's
-inequality, which holds at any number of trials. Seeds are fixed, so a verdict is reproducible.
+evenly (Bonferroni) over the check's tests. Each mean test's margin comes from Bernstein's
+inequality, which holds at any number of trials. Each chi-square threshold is the chi-square
+upper quantile (the asymptotic law of Pearson's statistic, which is why bins are pooled to at
+least MIN_EXPECTED expected counts) at its share divided by CHI2_SAFETY: the exact multinomial
+tail is heavier than the asymptotic one at these trial counts (simulated, 4 million correct
+runs of 400 steps over six tokens: 1.5e-5 past the 1e-5 quantile), so the share is taken ten
+times smaller. Seeds are fixed, so a verdict is reproducible.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from app.schemas import CaseResult, Chart, Status
 from sandbox import Job, Limits, Outcome, RunResult
 
 FALSE_FAIL = 1e-6
+CHI2_SAFETY = 10.0
 MIN_EXPECTED = 20.0
 MAX_TRIALS = 100_000
 DRIVER_FILE = "distribution.py"
@@ -193,7 +197,7 @@ def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, st
     observed = [c / trials for c in first]
     impossible = [t for t, x in enumerate(target) if x == 0 and first[t] > 0]
     statistic, df = statistics.chi2_statistic(first, expected, MIN_EXPECTED)
-    threshold = statistics.chi2_threshold(rate, df)
+    threshold = statistics.chi2_threshold(rate / CHI2_SAFETY, df)
     passed = not impossible and statistic <= threshold
     tokens = list(range(len(target)))
     chart = Chart(

@@ -56,8 +56,11 @@ def test_each_step_wrong_in_distribution_fails(name: str, judge: Judge, exercise
         message = row.message or ""
         assert "is not distributed as the target's row p[0]" in message
         assert "(the most over-sampled)" in message and "(the most under-sampled)" in message
-    # The first pair (every row the same) is built so each of these mistakes shows there.
-    assert rows[0].status == Status.failed
+    # The first pair (every row the same) is built so the residual's mistakes show there; an
+    # unclamped residual (its sum is round-off) puts all its mass on one token, which the
+    # second pair, whose p has no token above 0.3, shows at a noncentrality of 0.35 per step.
+    decisive = 1 if name == "wrong_residual_not_clamped" else 0
+    assert rows[decisive].status == Status.failed
 
 
 def test_the_chart_carries_the_numbers(judge: Judge, exercise: Exercise) -> None:
