@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app import checks
+from app import checks, feedback
 from app.catalog import Catalog, Exercise, ExerciseError
 from app.judge import Judge
 from app.schemas import Status, Verdict
@@ -36,14 +36,9 @@ def reference_expectations(judge: Judge, exercise: Exercise) -> list[dict[str, A
         )
         if problem:
             raise ExerciseError(f"{exercise.id}: {case.name!r}: {problem}")
-        expected: dict[str, Any] = {"value": checks.plain(run.value)}
-        if exercise.random_mode is RandomMode.generator:
-            expected["draws"] = run.draws
-            expected["drawn"] = list(run.drawn or ())
-        if exercise.trace_code:
-            if isinstance(run.trace, dict) and "trace_error" in run.trace:
-                raise ExerciseError(f"{exercise.id}: trace.py failed on {case.name!r}: {run.trace}")
-            expected["trace"] = run.trace
+        if isinstance(run.trace, dict) and "trace_error" in run.trace:
+            raise ExerciseError(f"{exercise.id}: trace.py failed on {case.name!r}: {run.trace}")
+        expected = feedback.expected_from_run(run, exercise.random_mode is RandomMode.generator)
         expectations.append(expected)
     return expectations
 

@@ -12,6 +12,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from app import checks
+from sandbox import CaseRun
+
 
 def number(value: Any) -> str:
     """A number as a learner reads it: four significant digits, no exponent for the usual."""
@@ -159,3 +162,18 @@ def exhausted_sentence(
         if reference_drawn:
             text += f" ({_drawn_list(reference_drawn, expected)})"
     return text
+
+
+def expected_from_run(run: CaseRun, counts_draws: bool) -> dict[str, Any]:
+    """A reference run as a case's ``expected``: its value, and what feedback needs of it.
+
+    ``draws`` and ``drawn`` (the numbers it drew) when the exercise counts draws; ``trace``
+    when the reference job ran the exercise's trace function and it succeeded.
+    """
+    expected: dict[str, Any] = {"value": checks.plain(run.value)}
+    if counts_draws:
+        expected["draws"] = run.draws
+        expected["drawn"] = list(run.drawn or ())
+    if run.trace is not None and not (isinstance(run.trace, dict) and "trace_error" in run.trace):
+        expected["trace"] = run.trace
+    return expected
