@@ -24,10 +24,10 @@ import numpy as np
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
-from sandbox.learner_copy import LEARNER_MODULE
-from sandbox.numpy_guards import from_numpy, guard_attribute, immutable
-from sandbox.refusal import PolicyError
-from sandbox.surfaces import (
+from sandbox.policy.copying import LEARNER_MODULE
+from sandbox.policy.object_arrays import from_numpy, guard_attribute, immutable
+from sandbox.policy.refusal import PolicyError
+from sandbox.policy.surfaces import (
     NDARRAY,
     Surface,
     array_new,

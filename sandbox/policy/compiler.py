@@ -12,7 +12,7 @@ from typing import Any
 from RestrictedPython import compile_restricted_exec
 from RestrictedPython.transformer import ALLOWED_FUNC_NAMES, RestrictingNodeTransformer
 
-from sandbox.surfaces import import_refused, learner_modules
+from sandbox.policy.surfaces import import_refused, learner_modules
 
 LEARNER_FILENAME = "solution.py"
 HELPERS_FILENAME = "helpers.py"

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.compiler import compile_learner
-from sandbox.policy import Policy
+from sandbox.policy import Policy, compile_learner
 
 
 def run(source: str):

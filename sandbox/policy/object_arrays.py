@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from sandbox.numpy_memory import zero_where_unwritten
-from sandbox.refusal import PolicyError
+from sandbox.policy.memory import zero_where_unwritten
+from sandbox.policy.refusal import PolicyError
 
 # What learner code may read on an array of objects: its shape, a copy, a list, a reshaped view.
 OBJECT_ARRAY_ATTRIBUTES = frozenset(

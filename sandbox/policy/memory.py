@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from sandbox.refusal import PolicyError
+from sandbox.policy.refusal import PolicyError
 
 # np.ndarray(shape, dtype=float, buffer=None, offset=0, strides=None, order=None)
 _NDARRAY_PARAMETERS = ("shape", "dtype", "buffer", "offset", "strides", "order")

@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from sandbox import numpy_memory
-from sandbox.learner_copy import deep_copy, shallow_copy
-from sandbox.numpy_guards import guard_attribute, guard_surface, vectorize
-from sandbox.numpy_memory import new_array
-from sandbox.refusal import PolicyError
+from sandbox.policy import memory as numpy_memory
+from sandbox.policy.copying import deep_copy, shallow_copy
+from sandbox.policy.memory import new_array
+from sandbox.policy.object_arrays import guard_attribute, guard_surface, vectorize
+from sandbox.policy.refusal import PolicyError
 
 
 class Surface:
