@@ -27,7 +27,9 @@ loadtest: install
 
 lint: install
 	$(BIN)/ruff check app sandbox tests
-	$(BIN)/mypy app sandbox
+	$(BIN)/ruff format --check app sandbox tests
+	$(BIN)/mypy app
+	$(BIN)/mypy --strict sandbox
 	$(BIN)/hadolint --failure-threshold warning Dockerfile
 
 clean:
