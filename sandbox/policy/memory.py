@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from sandbox.policy.object_arrays import refuse_subclass
+from sandbox.policy.object_arrays import is_object_array, refuse_subclass
 from sandbox.policy.refusal import (
     RESIZE,
     STRUCTURED_DTYPES,
@@ -136,6 +136,6 @@ def masked_call(call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[st
 
 def _zero_where_unwritten(output: Any, mask: np.ndarray[Any, Any]) -> None:
     """Zero the slots of a fresh output that a ``where=`` mask left unwritten."""
-    if isinstance(output, np.ndarray) and not output.dtype.hasobject:
+    if isinstance(output, np.ndarray) and not is_object_array(output):
         untouched = np.logical_not(np.broadcast_to(mask, output.shape))
         np.copyto(output, 0, where=untouched, casting="unsafe")
