@@ -19,16 +19,17 @@ serve: install
 test: install
 	$(BIN)/python -m pytest
 
+# Benchmarks and load tests live in bench/, beside the product and not in it.
 bench: install
-	$(BIN)/judge bench
+	$(BIN)/python -m bench sandbox
 
 loadtest: install
-	$(BIN)/judge loadtest
+	$(BIN)/python -m bench loadtest
 
 lint: install
-	$(BIN)/ruff check app sandbox tests
-	$(BIN)/ruff format --check app sandbox tests
-	$(BIN)/mypy app
+	$(BIN)/ruff check app sandbox bench tests
+	$(BIN)/ruff format --check app sandbox bench tests
+	$(BIN)/mypy app bench
 	$(BIN)/mypy --strict sandbox
 	$(BIN)/hadolint --failure-threshold warning Dockerfile
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sandbox.protocol import CaseRun
+from sandbox import CaseRun, Outcome
 
 # -- the return contract: a tiny type grammar ("tuple[list[int], int]") ---------------------
 
@@ -293,16 +293,16 @@ def scrub(text: str | None) -> str | None:
 def error_message(run: CaseRun, limits_text: dict[str, str]) -> str:
     """The sentence for a case that did not return normally."""
     error = run.error
-    if run.outcome == "timeout":
+    if run.outcome is Outcome.timeout:
         return f"time limit exceeded: {limits_text['time']}"
-    if run.outcome == "memory":
+    if run.outcome is Outcome.memory:
         return f"memory limit exceeded: {limits_text['memory']}"
-    if run.outcome == "output":
+    if run.outcome is Outcome.output:
         detail = error.message if error and error.message else "too much output"
         return f"output limit exceeded: {detail} (print less, at most {limits_text['output']})"
     if error is None:
         return "your code failed"
-    if run.outcome == "crashed":
+    if run.outcome is Outcome.crashed:
         return scrub(error.message) or "the process running your code ended unexpectedly"
     where = f" (line {error.line})" if error.line else ""
     text = f"{error.type}{where}: {error.message}" if error.message else f"{error.type}{where}"

@@ -23,7 +23,7 @@ from sandbox.policy import refusal
 from sandbox.policy.attributes import learner_getattr, learner_hasattr
 from sandbox.policy.classes import LearnerClasses
 from sandbox.policy.copying import LEARNER_MODULE
-from sandbox.policy.imports import import_module
+from sandbox.policy.imports import import_module, learner_modules
 from sandbox.policy.ndarray import NDARRAY
 from sandbox.policy.refusal import PolicyError
 from sandbox.policy.writes import Writes
@@ -44,6 +44,9 @@ class Policy:
     """Builds the globals learner code runs with: guarded builtins, guards and imports."""
 
     def __init__(self) -> None:
+        # The surfaces are built here, before the process is confined: building them looks up
+        # module members, some of which import more (files Landlock would refuse later).
+        self.modules = learner_modules()
         self.classes = LearnerClasses()
         self.writes = Writes(self.classes)
         self.print_hook: Callable[[str], None] = lambda text: None
