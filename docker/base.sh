@@ -10,6 +10,7 @@
 # Usage: docker/base.sh ENGINE... BASE   e.g. docker/base.sh podman --runtime runc python:3.11-slim-bookworm
 # JUDGE_IMAGE_BASE=auto (default) | pull (registry only) | local (stand-in only).
 set -euo pipefail
+PATH=$PATH:/usr/sbin:/sbin  # debootstrap lives there, and a non-login root shell may lack it
 
 base=${!#}
 engine=("${@:1:$#-1}")
