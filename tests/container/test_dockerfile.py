@@ -118,24 +118,49 @@ def _normalise(name: str) -> str:
 def test_build_context_keeps_what_is_copied_and_drops_the_rest(
     instructions: list[Instruction],
 ) -> None:
+    import tomllib
+
     patterns = read_dockerignore(ROOT / ".dockerignore")
     for ins in instructions:
         if ins.keyword != "COPY" or "--from=" in ins.args:
             continue
         *sources, _ = [w for w in ins.args.split() if not w.startswith("--")]
         for source in sources:
+            if source in (".", "./"):
+                continue  # the whole context: checked through the package list below
             for match in sorted(ROOT.glob(source)) or []:
                 relative = match.relative_to(ROOT).as_posix()
                 assert dockerignore_allows(patterns, relative), f"{relative} is .dockerignored"
+    # Every package pyproject.toml installs, with its files, is in the context.
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    includes = project["tool"]["setuptools"]["packages"]["find"]["include"]
+    packages = [
+        path
+        for pattern in includes
+        for path in ROOT.glob(pattern.split(".")[0])
+        if (path / "__init__.py").is_file()
+    ]
+    assert {p.name for p in packages} >= {"app", "sandbox"}, packages
+    for package in packages:
+        for path in [package / "__init__.py", *package.rglob("*.py")]:
+            if "__pycache__" in path.parts:
+                continue
+            relative = path.relative_to(ROOT).as_posix()
+            assert dockerignore_allows(patterns, relative), f"{relative} is .dockerignored"
+    for needed in ("pyproject.toml", "README.md", "requirements.lock", "exercises/README.md"):
+        assert dockerignore_allows(patterns, needed), f"{needed} is .dockerignored"
     for kept_out in (
         ".venv/bin/python",
         ".git/HEAD",
+        ".env",
         "tests/conftest.py",
         "var/judge.sqlite3",
         "frontend/node_modules/x.js",
         "app/__pycache__/main.cpython-311.pyc",
+        "deploy/compose.yaml",
+        "judge.egg-info/PKG-INFO",
     ):
-        assert not dockerignore_allows(patterns, kept_out), f"{kept_out} reaches the image"
+        assert not dockerignore_allows(patterns, kept_out), f"{kept_out} reaches the build"
 
 
 def _hadolint() -> str | None:
