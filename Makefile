@@ -19,15 +19,17 @@ serve: install
 test: install
 	$(BIN)/python -m pytest
 
+# Benchmarks and load tests live in bench/, beside the product and not in it.
 bench: install
-	$(BIN)/judge bench
+	$(BIN)/python -m bench sandbox
 
 loadtest: install
-	$(BIN)/judge loadtest
+	$(BIN)/python -m bench loadtest
 
 lint: install
-	$(BIN)/ruff check app sandbox tests
-	$(BIN)/mypy app sandbox
+	$(BIN)/ruff check app sandbox bench tests
+	$(BIN)/ruff format --check app sandbox bench tests
+	$(BIN)/mypy app sandbox bench
 	$(BIN)/hadolint --failure-threshold warning Dockerfile
 
 # The container image with podman or docker (docker/build.sh; IMAGE=judge:latest by default).

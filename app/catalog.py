@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from app.checks import parse_type
-from sandbox import Limits
+from app.tolerance import EXACT, Tolerance
+from sandbox import Job, Limits, RandomMode
 
 EXERCISES_DIR = Path(__file__).resolve().parent.parent / "exercises"
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 PARAMETER_KINDS = ("value", "list", "ndarray", "rng")
-RANDOM_MODES = ("none", "global", "generator")
+RANDOM_MODES = tuple(mode.value for mode in RandomMode)
 DIFFICULTIES = ("easy", "medium", "hard")
 CASES_PER_EXERCISE = 6
 
@@ -47,7 +48,7 @@ class Exercise:
     entry_point: str
     returns: str
     parameters: dict[str, str]
-    random_mode: str
+    random_mode: RandomMode
     random_argument: str | None
     statement: str
     starter_code: str
@@ -60,10 +61,24 @@ class Exercise:
     return_names: tuple[str, ...] = ()
     feedback: dict[str, str] = field(default_factory=dict)
     order: int = 0
+    tolerance: Tolerance = EXACT
 
     def case_inputs(self) -> list[dict[str, Any]]:
         """The inputs only: the part of each case that may cross into the sandbox."""
         return [case.input for case in self.cases]
+
+    def job(self, code: str) -> Job:
+        """What the sandbox gets to grade ``code``: the case inputs, never what is expected."""
+        return Job(
+            code=code,
+            entry_point=self.entry_point,
+            cases=tuple(self.case_inputs()),
+            parameters=self.parameters,
+            limits=self.limits,
+            random_mode=self.random_mode,
+            rng_argument=self.random_argument,
+            helpers=self.helpers_code,
+        )
 
 
 def _require(condition: bool, where: Path, message: str) -> None:
@@ -192,6 +207,8 @@ def load_exercise(folder: Path) -> Exercise:
         "[feedback] may only set the strings extra, missing, differs and empty",
     )
 
+    tolerance = _load_tolerance(meta.get("compare", {}), meta_path)
+
     cases = load_cases(folder / "cases.json", parameters)
     _require(
         len(cases) == CASES_PER_EXERCISE,
@@ -212,7 +229,7 @@ def load_exercise(folder: Path) -> Exercise:
         entry_point=meta["entry_point"],
         returns=meta["returns"],
         parameters=dict(parameters),
-        random_mode=mode,
+        random_mode=RandomMode(mode),
         random_argument=argument,
         statement=_read_text(folder / "statement.md"),
         starter_code=_read_text(folder / "starter.py"),
@@ -225,7 +242,21 @@ def load_exercise(folder: Path) -> Exercise:
         return_names=tuple(return_names),
         feedback=dict(feedback),
         order=order,
+        tolerance=tolerance,
     )
+
+
+def _load_tolerance(raw: Any, meta_path: Path) -> Tolerance:
+    """``[compare]``: how close a returned float must be to the reference's (default exact)."""
+    _require(
+        isinstance(raw, dict) and set(raw) <= {"rel_tol", "abs_tol"},
+        meta_path,
+        "[compare] may only set the numbers rel_tol and abs_tol",
+    )
+    try:
+        return Tolerance(**raw)
+    except ValueError as exc:
+        raise ExerciseError(f"{meta_path}: [compare] {exc}") from None
 
 
 class Catalog:

@@ -1,8 +1,9 @@
-"""The `judge` command: serve, grade, exercises check|regen, doctor, bench."""
+"""The `judge` command: serve, grade, exercises check|regen, doctor; bench from a checkout."""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -80,8 +81,22 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return doctor(args.exercises, as_json=args.json)
 
 
+def _tooling() -> None:
+    """Make the top-level ``bench`` package importable: it lives in a source checkout, beside
+    ``app/``, and is not part of the installed product."""
+    checkout = Path(__file__).resolve().parent.parent
+    if (checkout / "bench" / "__init__.py").is_file() and str(checkout) not in sys.path:
+        sys.path.insert(0, str(checkout))
+    if importlib.util.find_spec("bench") is None:
+        raise SystemExit(
+            "judge: the benchmarks come with a source checkout of the judge, not with the "
+            "installed package (clone the repository and run `make bench`)"
+        )
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
-    from app.bench import run_bench
+    _tooling()
+    from bench.sandbox_step import run_bench
 
     return run_bench(
         args.exercises,
@@ -142,14 +157,21 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=cmd_bench)
 
-    from app import loadtest
-
     load = commands.add_parser(
-        "loadtest", help="HTTP load: the real server vs a fresh interpreter per grade"
+        "loadtest",
+        help="HTTP load: the real server vs a fresh interpreter per grade (source checkout only)",
+        add_help=False,
     )
-    loadtest.add_arguments(load, exercises_option=False)
-    load.set_defaults(func=loadtest.run_cli)
+    load.add_argument("arguments", nargs=argparse.REMAINDER)
+    load.set_defaults(func=cmd_loadtest)
     return parser
+
+
+def cmd_loadtest(args: argparse.Namespace) -> int:
+    _tooling()
+    from bench import loadtest
+
+    return loadtest.main(args.arguments)
 
 
 def main(argv: list[str] | None = None) -> int:

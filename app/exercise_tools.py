@@ -16,6 +16,7 @@ from app import checks
 from app.catalog import Catalog, Exercise, ExerciseError
 from app.judge import Judge
 from app.schemas import Status, Verdict
+from sandbox import RandomMode
 
 
 def reference_expectations(judge: Judge, exercise: Exercise) -> list[dict[str, Any]]:
@@ -34,7 +35,7 @@ def reference_expectations(judge: Judge, exercise: Exercise) -> list[dict[str, A
         if problem:
             raise ExerciseError(f"{exercise.id}: {case.name!r}: {problem}")
         expected: dict[str, Any] = {"value": checks.plain(run.value)}
-        if exercise.random_mode == "generator":
+        if exercise.random_mode is RandomMode.generator:
             expected["draws"] = run.draws
         expectations.append(expected)
     return expectations
@@ -48,7 +49,7 @@ def check_exercise(judge: Judge, exercise: Exercise) -> list[str]:
     except ExerciseError as exc:
         return [str(exc)]
     for case, fresh in zip(exercise.cases, regenerated, strict=True):
-        if not checks.same(case.expected, fresh):
+        if not checks.same(case.expected, fresh, exercise.tolerance):
             problems.append(
                 f"case {case.name!r}: stored expected {json.dumps(case.expected)} but the "
                 f"reference now gives {json.dumps(fresh)} (run `judge exercises regen`)"

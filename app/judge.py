@@ -8,32 +8,24 @@ from __future__ import annotations
 
 import asyncio
 import time
-from concurrent.futures import Future
-from typing import Any
+from collections.abc import Coroutine
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from app import checks
 from app.catalog import Case, Exercise
 from app.errors import JudgeError, PayloadTooLarge, Saturated
 from app.schemas import CaseResult, Report, Status, Verdict
-from sandbox.pool import Pool, PoolSaturated, SandboxUnavailable
-from sandbox.protocol import CaseRun, RunResult, SetupFailure
-
-
-def job_arguments(exercise: Exercise, code: str) -> dict[str, Any]:
-    """What the sandbox gets to grade ``code``: the case inputs, never what is expected of them.
-
-    The keyword arguments of ``Pool.submit`` and of ``sandbox.pool.job_document``.
-    """
-    return {
-        "code": code,
-        "entry_point": exercise.entry_point,
-        "cases": exercise.case_inputs(),
-        "parameters": exercise.parameters,
-        "limits": exercise.limits,
-        "random_mode": exercise.random_mode,
-        "rng_argument": exercise.random_argument,
-        "helpers": exercise.helpers_code,
-    }
+from sandbox import (
+    CaseRun,
+    Outcome,
+    Pool,
+    PoolSaturated,
+    RunResult,
+    SandboxUnavailable,
+    SetupFailure,
+    SetupKind,
+)
 
 
 class SandboxDown(JudgeError):
@@ -44,22 +36,24 @@ class SandboxDown(JudgeError):
         super().__init__(detail, headers={"Retry-After": "2"})
 
 
+T = TypeVar("T")
+
 CASE_VERDICT = {
-    "timeout": Verdict.time_limit_exceeded,
-    "memory": Verdict.memory_limit_exceeded,
-    "output": Verdict.output_limit_exceeded,
-    "raised": Verdict.runtime_error,
-    "crashed": Verdict.runtime_error,
+    Outcome.timeout: Verdict.time_limit_exceeded,
+    Outcome.memory: Verdict.memory_limit_exceeded,
+    Outcome.output: Verdict.output_limit_exceeded,
+    Outcome.raised: Verdict.runtime_error,
+    Outcome.crashed: Verdict.runtime_error,
 }
 SETUP_VERDICT = {
-    "compile": Verdict.compile_error,
-    "refused": Verdict.rejected,
-    "module": Verdict.runtime_error,
-    "missing_entry": Verdict.runtime_error,
-    "crashed": Verdict.runtime_error,
-    "timeout": Verdict.time_limit_exceeded,
-    "memory": Verdict.memory_limit_exceeded,
-    "output": Verdict.output_limit_exceeded,
+    SetupKind.compile: Verdict.compile_error,
+    SetupKind.refused: Verdict.rejected,
+    SetupKind.module: Verdict.runtime_error,
+    SetupKind.missing_entry: Verdict.runtime_error,
+    SetupKind.crashed: Verdict.runtime_error,
+    SetupKind.timeout: Verdict.time_limit_exceeded,
+    SetupKind.memory: Verdict.memory_limit_exceeded,
+    SetupKind.output: Verdict.output_limit_exceeded,
 }
 
 
@@ -94,11 +88,11 @@ def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
             duration_ms=round(run.duration_ms, 3),
         )
 
-    if run.outcome == "raised" and run.error and run.error.type == "RandomStreamExhausted":
+    if run.outcome is Outcome.exhausted:
         # Drawing more numbers than the case scripts is a logic mistake, not a crash.
         message = checks.exhausted_message(run.draws, case.expected.get("draws"))
         return result(Status.failed, None, message)
-    if run.outcome != "returned":
+    if run.outcome is not Outcome.returned:
         message = checks.error_message(run, _limits_text(exercise))
         return result(Status.error, None, message)
 
@@ -131,11 +125,13 @@ def _value_problems(
         for position, (part, wanted) in enumerate(zip(actual, expected, strict=False)):
             names = exercise.return_names
             what = names[position] if position < len(names) else f"item {position}"
-            problem = checks.value_problem(part, wanted, what, feedback)
+            problem = checks.value_problem(part, wanted, what, feedback, exercise.tolerance)
             if problem:
                 problems.append(problem if problem.startswith(what) else f"{what}: {problem}")
         return problems[:1]  # the first difference is the one to fix; the rest usually follow
-    problem = checks.value_problem(actual, expected, "your return value", feedback)
+    problem = checks.value_problem(
+        actual, expected, "your return value", feedback, exercise.tolerance
+    )
     return [problem] if problem else []
 
 
@@ -181,18 +177,21 @@ def build_report(exercise: Exercise, result: RunResult, duration_ms: float) -> R
     )
 
 
+SETUP_LEAD = {
+    SetupKind.compile: "Your code does not compile",
+    SetupKind.refused: "The judge does not allow part of your code",
+    SetupKind.module: "Your code raised an error while it was being loaded",
+    SetupKind.missing_entry: "Your code is missing the function to grade",
+    SetupKind.timeout: "Your code took too long to load",
+    SetupKind.memory: "Your code used too much memory while loading",
+    SetupKind.crashed: "Your code crashed while loading",
+    SetupKind.output: "Your code printed too much while loading",
+}
+
+
 def _setup_report(exercise: Exercise, setup: SetupFailure, duration_ms: float) -> Report:
     where = f"line {setup.line}: " if setup.line else ""
-    lead = {
-        "compile": "Your code does not compile",
-        "refused": "The judge does not allow part of your code",
-        "module": "Your code raised an error while it was being loaded",
-        "missing_entry": "Your code is missing the function to grade",
-        "timeout": "Your code took too long to load",
-        "memory": "Your code used too much memory while loading",
-        "crashed": "Your code crashed while loading",
-        "output": "Your code printed too much while loading",
-    }[setup.kind]
+    lead = SETUP_LEAD[setup.kind]
     message = checks.scrub(f"{lead}: {where}{setup.message}")
     tests = [
         CaseResult(
@@ -215,6 +214,17 @@ def _setup_report(exercise: Exercise, setup: SetupFailure, duration_ms: float) -
     )
 
 
+def run_to_completion(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine from synchronous code, even where this thread already runs a loop (a
+    synchronous API driving one, as a browser test's does): then on a thread of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        return worker.submit(asyncio.run, coroutine).result()
+
+
 class Judge:
     """Grades submissions through one warm sandbox pool; safe to share across threads."""
 
@@ -227,6 +237,7 @@ class Judge:
         return cls(Pool(workers=workers, queue_size=queue_size))
 
     def submit(self, exercise: Exercise, code: str) -> Future[RunResult]:
+        """Hand ``code`` to the sandbox; raises PayloadTooLarge, Saturated or SandboxDown."""
         if not isinstance(code, str):
             raise TypeError("code must be a string")
         size = len(code.encode("utf-8", errors="surrogatepass"))
@@ -235,7 +246,7 @@ class Judge:
                 f"code is {size} bytes; the limit is {exercise.limits.code_bytes} bytes"
             )
         try:
-            return self.pool.submit(**job_arguments(exercise, code))
+            return self.pool.submit(exercise.job(code))
         except PoolSaturated as exc:
             raise Saturated(f"The judge is busy ({exc}); retry shortly.", retry_after=1) from None
         except SandboxUnavailable as exc:
@@ -246,20 +257,8 @@ class Judge:
         per_job = (len(exercise.cases) + 1) * exercise.limits.time_ms / 1000
         return per_job * (1 + self.pool.capacity / max(1, self.pool.workers)) + 10
 
-    def grade(self, exercise: Exercise, code: str) -> Report:
-        """Blocking grade; raises Saturated (queue full) or SandboxDown."""
-        started = time.perf_counter()
-        future = self.submit(exercise, code)
-        try:
-            result = future.result(timeout=self._wait_budget(exercise))
-        except SandboxUnavailable as exc:
-            raise SandboxDown(str(exc)) from None
-        except TimeoutError:
-            raise SandboxDown("the sandbox did not answer in time") from None
-        return build_report(exercise, result, (time.perf_counter() - started) * 1000)
-
     async def grade_async(self, exercise: Exercise, code: str) -> Report:
-        """Never blocks the event loop; raises Saturated when the queue is full."""
+        """The one grade: never blocks the event loop; raises Saturated or SandboxDown."""
         started = time.perf_counter()
         future = self.submit(exercise, code)
         try:
@@ -271,6 +270,10 @@ class Judge:
         except TimeoutError:
             raise SandboxDown("the sandbox did not answer in time") from None
         return build_report(exercise, result, (time.perf_counter() - started) * 1000)
+
+    def grade(self, exercise: Exercise, code: str) -> Report:
+        """``grade_async`` for callers without an event loop (the CLI, tools, tests)."""
+        return run_to_completion(self.grade_async(exercise, code))
 
     def health(self) -> dict[str, object]:
         """{"layers": {name: bool}, "pool": {...}} for /api/health and `judge doctor`."""

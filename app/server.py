@@ -7,6 +7,7 @@ import signal
 import sys
 import threading
 from types import FrameType
+from typing import Any
 
 import uvicorn
 
@@ -16,19 +17,23 @@ from app.main import create_app
 log = logging.getLogger("judge")
 
 
-def run(settings: Settings) -> None:
-    """Serve until interrupted; exits with status 3 if the app refused to start."""
-    app = create_app(settings)
-    config = uvicorn.Config(
+def server_config(app: Any, host: str, port: int) -> uvicorn.Config:
+    """The one uvicorn configuration: the judge's, and the benchmarks' baseline server's."""
+    return uvicorn.Config(
         app,
-        host=settings.host,
-        port=settings.port,
+        host=host,
+        port=port,
         lifespan="on",  # a failed start-up (unsafe sandbox, bad catalog) must stop the server
         timeout_graceful_shutdown=10,
         log_level="info",
         server_header=False,
     )
-    server = uvicorn.Server(config)
+
+
+def run(settings: Settings) -> None:
+    """Serve until interrupted; exits with status 3 if the app refused to start."""
+    app = create_app(settings)
+    server = uvicorn.Server(server_config(app, settings.host, settings.port))
     # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal against the
     # handler it found: make that a clean exit (status 0) instead of a traceback or a signal death.
     in_main = threading.current_thread() is threading.main_thread()

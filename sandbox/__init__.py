@@ -11,7 +11,21 @@ fork copies page tables for.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the same names, for type checkers (at run time they load on first use)
+    from sandbox.limits import Limits
+    from sandbox.pool import Pool, PoolSaturated, SandboxUnavailable
+    from sandbox.protocol import (
+        CaseRun,
+        ErrorInfo,
+        Job,
+        Outcome,
+        RandomMode,
+        RunResult,
+        SetupFailure,
+        SetupKind,
+    )
 
 _HOMES = {
     "Limits": "sandbox.limits",
@@ -20,10 +34,28 @@ _HOMES = {
     "SandboxUnavailable": "sandbox.pool",
     "CaseRun": "sandbox.protocol",
     "ErrorInfo": "sandbox.protocol",
+    "Job": "sandbox.protocol",
+    "Outcome": "sandbox.protocol",
+    "RandomMode": "sandbox.protocol",
     "RunResult": "sandbox.protocol",
     "SetupFailure": "sandbox.protocol",
+    "SetupKind": "sandbox.protocol",
 }
-__all__ = sorted(_HOMES)
+__all__ = [
+    "CaseRun",
+    "ErrorInfo",
+    "Job",
+    "Limits",
+    "Outcome",
+    "Pool",
+    "PoolSaturated",
+    "RandomMode",
+    "RunResult",
+    "SandboxUnavailable",
+    "SetupFailure",
+    "SetupKind",
+]
+assert sorted(__all__) == sorted(_HOMES)
 
 
 def __getattr__(name: str) -> Any:

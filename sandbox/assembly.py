@@ -15,11 +15,7 @@ from typing import Any
 
 from sandbox import protocol
 from sandbox.limits import Limits
-from sandbox.protocol import CaseRun, ErrorInfo, RunResult, SetupFailure
-
-# A source the zygote may compile for its cache: one whose child got through setup and every
-# case this fast (a compiler-crashing or pathological source never reaches the zygote).
-CACHE_ATTEMPT_MS = 40.0
+from sandbox.protocol import CaseRun, ErrorInfo, Outcome, RunResult, SetupFailure, SetupKind
 
 _SIGNALS: dict[int, str] = {
     signal.SIGSEGV: "a segmentation fault (the process touched invalid memory)",
@@ -83,7 +79,6 @@ class JobRecord:
     layers: dict[str, bool] = field(default_factory=dict)
     setup: SetupFailure | None = None
     cases: dict[int, CaseRun] = field(default_factory=dict)
-    cacheable: bool = False
 
     def absorb(self, report: AttemptReport, mailbox: bytes) -> int | None:
         """Take in one child's mailbox; returns the next case to run, or None when done."""
@@ -92,10 +87,7 @@ class JobRecord:
             broken = None
         except protocol.ProtocolError as exc:
             ready, ended, broken = False, False, f"malformed reply from the sandbox ({exc})"
-        if self.setup is not None:
-            return None
-        if ended:
-            self.cacheable = report.first_case == 0 and report.elapsed_ms < CACHE_ATTEMPT_MS
+        if self.setup is not None or ended:
             return None
         outcome, sentence = self._cause(report, broken)
         running = report.running
@@ -103,7 +95,7 @@ class JobRecord:
             self.cases[running] = CaseRun(
                 outcome=outcome,
                 error=ErrorInfo(type="Sandbox", message=sentence),
-                duration_ms=float(self.limits.time_ms) if outcome == "timeout" else 0.0,
+                duration_ms=float(self.limits.time_ms) if outcome is Outcome.timeout else 0.0,
             )
             following = running + 1
         elif ready and running in self.cases:
@@ -116,20 +108,22 @@ class JobRecord:
                 )
                 following += 1
         else:
-            kind = {"timeout": "timeout", "memory": "memory"}.get(outcome, "crashed")
+            kind = {Outcome.timeout: SetupKind.timeout, Outcome.memory: SetupKind.memory}.get(
+                outcome, SetupKind.crashed
+            )
             self.setup = SetupFailure(kind=kind, message=sentence)
             return None
         return following if following < self.total else None
 
-    def _cause(self, report: AttemptReport, broken: str | None) -> tuple[str, str]:
+    def _cause(self, report: AttemptReport, broken: str | None) -> tuple[Outcome, str]:
         status = report.status
         if report.timed_out or (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU):
-            return "timeout", f"ran longer than {self.limits.time_ms} ms"
+            return Outcome.timeout, f"ran longer than {self.limits.time_ms} ms"
         if report.overflowed:
-            return "output", "your result (or printed output) is too large to report"
+            return Outcome.output, "your result (or printed output) is too large to report"
         if broken:
-            return "crashed", broken
-        return "crashed", describe_exit(status)
+            return Outcome.crashed, broken
+        return Outcome.crashed, describe_exit(status)
 
     def _digest(self, first_case: int, mailbox: bytes) -> tuple[bool, bool]:
         """Apply one child's messages in order: (reached its cases, reported them all)."""

@@ -20,9 +20,10 @@ import numpy as np
 
 from sandbox import values
 from sandbox.compiler import HELPERS_FILENAME, LEARNER_FILENAME, CompileFailure, compile_learner
+from sandbox.limits import Limits
 from sandbox.mailbox import Mailbox
 from sandbox.policy import Policy
-from sandbox.protocol import READ_CHUNK, FrameReader, encode, split_body
+from sandbox.protocol import READ_CHUNK, FrameReader, Job, Outcome, RandomMode, encode, split_body
 
 LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)
 # The legacy global state is set to this before each call, so a solution that forgets to seed
@@ -83,7 +84,7 @@ def _source_lines(source: str, filename: str) -> None:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
 
-def receive_assignment(fd: int) -> tuple[dict[str, Any], dict[str, Any]]:
+def receive_assignment(fd: int) -> tuple[dict[str, Any], Job]:
     """Block until the zygote sends this spare child its one job: (routing header, job)."""
     reader = FrameReader()
     while True:
@@ -93,7 +94,7 @@ def receive_assignment(fd: int) -> tuple[dict[str, Any], dict[str, Any]]:
         payloads = reader.feed_raw(data)
         if payloads:
             header, body = split_body(payloads[0])
-            return header, json.loads(body)
+            return header, Job.from_document(json.loads(body))
 
 
 def _abandon_setup(reply: Mailbox, cap: int) -> Callable[[Capture], NoReturn]:
@@ -149,16 +150,14 @@ REHEARSAL_SOURCE = (
     "    print(f'{out}')\n"
     "    return out, len(out)\n"
 )
-REHEARSAL_JOB: dict[str, Any] = {
-    "code": REHEARSAL_SOURCE,
-    "helpers": "",
-    "entry_point": "f",
-    "cases": [{"a": [0.5, 0.5], "b": [0.25, 0.5]}, {"a": [0.125], "b": [0.5]}],
-    "parameters": {"a": "list", "b": "ndarray"},
-    "random_mode": "global",
-    "rng_argument": None,
-    "limits": {"output_bytes": 1024},
-}
+REHEARSAL_JOB = Job(
+    code=REHEARSAL_SOURCE,
+    entry_point="f",
+    cases=({"a": [0.5, 0.5], "b": [0.25, 0.5]}, {"a": [0.125], "b": [0.5]}),
+    parameters={"a": "list", "b": "ndarray"},
+    limits=Limits(output_bytes=1024),
+    random_mode=RandomMode.global_state,
+)
 
 
 def rehearse(policy: Policy) -> None:
@@ -174,32 +173,29 @@ def rehearse(policy: Policy) -> None:
 
 
 def run_job(
-    job: dict[str, Any],
+    job: Job,
     reply: Mailbox,
     policy: Policy,
     first_case: int,
-    compiled: tuple[Any, Any] | None = None,
+    helpers_code: Any = None,
 ) -> None:
     """Compile the learner's code, then run cases first_case.. in order, reporting each.
 
-    ``compiled`` is (helpers, code) already compiled by the zygote: the code only for a source
-    another child compiled without trouble, the helpers (the exercise's own) once per exercise;
-    either may be None, and is then compiled here.
+    ``helpers_code`` is the exercise's helpers as the zygote compiled them (trusted, the same
+    for every learner); None compiles them here.
     """
-    parameters: dict[str, str] = job["parameters"]
-    random_mode: str = job["random_mode"]
-    output_cap: int = job["limits"]["output_bytes"]
+    parameters = job.parameters
+    output_cap = job.limits.output_bytes
     sys.setrecursionlimit(400)
 
     globals_: dict[str, Any] = policy.namespace()
     try:
-        helpers_code, code = compiled or (None, None)
-        if job["helpers"]:
-            _source_lines(job["helpers"], HELPERS_FILENAME)
-            helpers_code = helpers_code or compile_learner(job["helpers"], HELPERS_FILENAME)
+        if job.helpers:
+            _source_lines(job.helpers, HELPERS_FILENAME)
+            helpers_code = helpers_code or compile_learner(job.helpers, HELPERS_FILENAME)
             exec(helpers_code, globals_)
-        _source_lines(job["code"], LEARNER_FILENAME)
-        code = code or compile_learner(job["code"])
+        _source_lines(job.code, LEARNER_FILENAME)
+        code = compile_learner(job.code)
     except CompileFailure as failure:
         kind = "refused" if failure.refused else "compile"
         reply.send({"t": "setup", "kind": kind, "message": failure.message, "line": failure.line})
@@ -215,26 +211,26 @@ def run_job(
         message = f"{raised['type']}: {raised['message']}"
         reply.send({"t": "setup", "kind": kind, "message": message, "line": raised["line"]})
         return
-    entry = globals_.get(job["entry_point"])
+    entry = globals_.get(job.entry_point)
     if not callable(entry):
-        message = f"define a function named {job['entry_point']}"
+        message = f"define a function named {job.entry_point}"
         if entry is not None:
             message += f" (found a {type(entry).__name__} with that name)"
         reply.send({"t": "setup", "kind": "missing_entry", "message": message, "line": None})
         return
     reply.send({"t": "ready"})
 
-    for index in range(first_case, len(job["cases"])):
-        inputs = job["cases"][index]
+    for index in range(first_case, len(job.cases)):
+        inputs = job.cases[index]
         capture = Capture(output_cap, on_overflow=_abandon_case(reply, index))
         policy.print_hook = capture.write
         arguments = {
             name: values.build_argument(kind, inputs[name]) for name, kind in parameters.items()
         }
-        if random_mode == "global":
+        if job.random_mode is RandomMode.global_state:
             np.random.seed(FOREIGN_SEED + index)
         reply.start_case(index)
-        outcome: str = "returned"
+        outcome = Outcome.returned
         value: dict[str, Any] | None = None
         error: dict[str, Any] | None = None
         started = time.perf_counter()
@@ -242,16 +238,15 @@ def run_job(
             result = entry(*arguments.values())
             value = values.tag(result)
         except values.RandomStreamExhausted as exc:
-            outcome, error = "raised", {"type": "RandomStreamExhausted", "message": str(exc)}
+            outcome, error = Outcome.exhausted, {"type": type(exc).__name__, "message": str(exc)}
         except MemoryError as exc:
-            outcome, error = "memory", learner_error(exc)
+            outcome, error = Outcome.memory, learner_error(exc)
         except BaseException as exc:  # SystemExit, KeyboardInterrupt, GeneratorExit, ...
-            outcome, error = "raised", learner_error(exc)
+            outcome, error = Outcome.raised, learner_error(exc)
         duration_ms = (time.perf_counter() - started) * 1000
         draws = None
-        if random_mode == "generator":
-            generator = arguments[job["rng_argument"]]
-            draws = generator.draws
+        if job.random_mode is RandomMode.generator and job.rng_argument is not None:
+            draws = arguments[job.rng_argument].draws
         inputs_after = {
             name: values.snapshot_argument(kind, arguments[name])
             for name, kind in parameters.items()
@@ -261,7 +256,7 @@ def run_job(
             {
                 "t": "case",
                 "case": index,
-                "outcome": outcome,
+                "outcome": outcome.value,
                 "value": value,
                 "error": error,
                 "output": capture.text(),

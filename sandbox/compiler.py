@@ -1,7 +1,7 @@
 """Compiling learner code: RestrictedPython's transformer, plus what learners write every day.
 
-Compilation happens in the confined child (a compiler-crashing source crashes only that child)
-and, for sources a child already compiled without trouble, in the zygote's cache.
+Compilation happens in the confined child (a compiler-crashing source crashes only that child);
+the zygote compiles only the exercises' helpers, trusted code the same for every learner.
 """
 
 from __future__ import annotations

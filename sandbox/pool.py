@@ -18,7 +18,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections import OrderedDict
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -26,8 +25,7 @@ from typing import Any
 
 from sandbox import protocol
 from sandbox.assembly import AttemptReport, JobRecord
-from sandbox.limits import Limits
-from sandbox.protocol import RunResult
+from sandbox.protocol import Job, RunResult
 
 PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
 # BLAS and OpenMP threads would fight the per-child limits (and seccomp refuses clone anyway).
@@ -53,15 +51,15 @@ MEMORY_TUNABLES = "glibc.malloc.perturb=165:glibc.malloc.tcache_count=0"
 # a cached source's string literals, found by red-teaming): every object goes to glibc instead.
 MEMORY_ALLOCATOR = {"PYTHONMALLOC": "malloc"}
 START_TIMEOUT = 30.0
-CACHE_KEYS = 128  # the zygote keeps as many compiled sources
 
 
 @dataclass
-class _Job:
+class _Pending:
+    """A job in flight, as the host keeps it: the body is resent for the cases after a kill."""
+
     future: Future[RunResult]
     record: JobRecord
     body: bytes
-    key: str
     helpers_key: str | None = None
 
 
@@ -74,30 +72,6 @@ def _enlarge_pipe(fd: int) -> None:
         fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES)
     except OSError:  # above /proc/sys/fs/pipe-max-size for an unprivileged user: keep the default
         pass
-
-
-def job_document(
-    *,
-    code: str,
-    entry_point: str,
-    cases: list[dict[str, Any]],
-    parameters: dict[str, str],
-    limits: Limits,
-    random_mode: str = "none",
-    rng_argument: str | None = None,
-    helpers: str = "",
-) -> dict[str, Any]:
-    """The job a child runs: code and case inputs, never anything expected of them."""
-    return {
-        "code": code,
-        "entry_point": entry_point,
-        "cases": cases,
-        "parameters": parameters,
-        "random_mode": random_mode,
-        "rng_argument": rng_argument,
-        "helpers": helpers,
-        "limits": asdict(limits),
-    }
 
 
 class PoolSaturated(RuntimeError):
@@ -140,9 +114,7 @@ class Pool:
         self.workers = workers or os.cpu_count() or 1
         self.capacity = self.workers + queue_size
         self._lock = threading.Lock()
-        self._pending: dict[int, _Job] = {}
-        self._cached: OrderedDict[str, None] = OrderedDict()
-        self._seen: OrderedDict[str, None] = OrderedDict()
+        self._pending: dict[int, _Pending] = {}
         self._helpers_sent: set[str] = set()  # by the running zygote; a new one starts empty
         self._ids = itertools.count(1)
         self._process: subprocess.Popen[bytes] | None = None
@@ -252,36 +224,16 @@ class Pool:
 
     # -- jobs -------------------------------------------------------------------------
 
-    def submit(
-        self,
-        *,
-        code: str,
-        entry_point: str,
-        cases: list[dict[str, Any]],
-        parameters: dict[str, str],
-        limits: Limits,
-        random_mode: str = "none",
-        rng_argument: str | None = None,
-        helpers: str = "",
-    ) -> Future[RunResult]:
+    def submit(self, job: Job) -> Future[RunResult]:
         """Queue one submission; returns at once. Raises PoolSaturated when full."""
-        document = job_document(
-            code=code,
-            entry_point=entry_point,
-            cases=cases,
-            parameters=parameters,
-            limits=limits,
-            random_mode=random_mode,
-            rng_argument=rng_argument,
-            helpers=helpers,
+        body = json.dumps(job.document(), separators=(",", ":")).encode("utf-8", "surrogatepass")
+        helpers_key = (
+            hashlib.sha256(job.helpers.encode("utf-8", "surrogatepass")).hexdigest()
+            if job.helpers
+            else None
         )
-        body = json.dumps(document, separators=(",", ":")).encode("utf-8", "surrogatepass")
-        helpers_bytes = helpers.encode("utf-8", "surrogatepass")
-        key = hashlib.sha256(
-            helpers_bytes + b"\0" + code.encode("utf-8", "surrogatepass")
-        ).hexdigest()
-        helpers_key = hashlib.sha256(helpers_bytes).hexdigest() if helpers else None
-        job = _Job(Future(), JobRecord(total=len(cases), limits=limits), body, key, helpers_key)
+        record = JobRecord(total=len(job.cases), limits=job.limits)
+        pending = _Pending(Future(), record, body, helpers_key)
         with self._lock:
             if self._closed:
                 raise SandboxUnavailable("the sandbox pool is closed")
@@ -291,17 +243,17 @@ class Pool:
                 self._restarts += 1
                 self._start()
             job_id = next(self._ids)
-            self._pending[job_id] = job
+            self._pending[job_id] = pending
             try:
                 if helpers_key is not None and helpers_key not in self._helpers_sent:
-                    self._send_helpers(helpers_key, helpers)
-                self._send_run(job_id, job, 0)
+                    self._send_helpers(helpers_key, job.helpers)
+                self._send_run(job_id, pending, 0)
             except SandboxUnavailable:
                 del self._pending[job_id]
                 raise
-        if not cases:
+        if not job.cases:
             self._settle(job_id)
-        return job.future
+        return pending.future
 
     def _send_helpers(self, key: str, helpers: str) -> None:
         """Have the zygote compile an exercise's helpers (trusted code) for every later child:
@@ -310,18 +262,17 @@ class Pool:
         self._write(protocol.encode_with_body({"op": "helpers", "key": key}, body))
         self._helpers_sent.add(key)
 
-    def _send_run(self, job_id: int, job: _Job, first_case: int) -> None:
+    def _send_run(self, job_id: int, pending: _Pending, first_case: int) -> None:
         """Ask the zygote to run a job from ``first_case`` on (caller holds the lock)."""
         header = {
             "op": "run",
             "job": job_id,
             "first_case": first_case,
-            "cases": job.record.total,
-            "key": job.key,
-            "helpers_key": job.helpers_key,
-            "limits": asdict(job.record.limits),
+            "cases": pending.record.total,
+            "helpers_key": pending.helpers_key,
+            "limits": asdict(pending.record.limits),
         }
-        self._write(protocol.encode_with_body(header, job.body))
+        self._write(protocol.encode_with_body(header, pending.body))
 
     def _write(self, frame: bytes) -> None:
         try:
@@ -331,9 +282,9 @@ class Pool:
         except (AssertionError, BrokenPipeError, OSError, ValueError) as exc:
             raise SandboxUnavailable(f"the sandbox is not reachable: {exc}") from None
 
-    def run(self, timeout: float | None = None, **job: Any) -> RunResult:
+    def run(self, job: Job, timeout: float | None = None) -> RunResult:
         """Blocking convenience around submit()."""
-        return self.submit(**job).result(timeout)
+        return self.submit(job).result(timeout)
 
     def _read_results(self, process: subprocess.Popen[bytes], reader: protocol.FrameReader) -> None:
         assert process.stdout is not None
@@ -360,66 +311,46 @@ class Pool:
         if not isinstance(job_id, int):
             return
         with self._lock:
-            job = self._pending.get(job_id)
-        if job is None:
+            pending = self._pending.get(job_id)
+        if pending is None:
             return
         if "error" in header:
             self._settle(job_id, SandboxUnavailable(str(header["error"])))
             return
         try:
-            following = job.record.absorb(AttemptReport.parse(header), mailbox)
+            following = pending.record.absorb(AttemptReport.parse(header), mailbox)
         except (protocol.ProtocolError, RecursionError, MemoryError) as exc:
             self._settle(job_id, SandboxUnavailable(f"invalid sandbox report: {exc}"))
             return
         if following is not None:
             with self._lock:
                 try:
-                    self._send_run(job_id, job, following)
+                    self._send_run(job_id, pending, following)
                     return
                 except SandboxUnavailable as exc:
                     error: Exception | None = exc
             self._settle(job_id, error)
             return
-        if job.record.cacheable and job.key not in self._cached:
-            if job.key in self._seen:
-                self._remember(job)
-            else:
-                # Cache a source the second time it is seen: a run of unique sources must not
-                # keep the zygote compiling.
-                self._seen[job.key] = None
-                while len(self._seen) > CACHE_KEYS * 4:
-                    self._seen.popitem(last=False)
         self._settle(job_id)
-
-    def _remember(self, job: _Job) -> None:
-        """Let the zygote compile a source a confined child just handled without trouble."""
-        self._cached[job.key] = None
-        while len(self._cached) > CACHE_KEYS:
-            self._cached.popitem(last=False)
-        with self._lock:
-            try:
-                self._write(protocol.encode_with_body({"op": "compile", "key": job.key}, job.body))
-            except SandboxUnavailable:
-                pass
 
     def _settle(self, job_id: int, error: Exception | None = None) -> None:
         with self._lock:
-            job = self._pending.pop(job_id, None)
-            if job is not None and error is None:
+            pending = self._pending.pop(job_id, None)
+            if pending is not None and error is None:
                 self._completed += 1
-        if job is None or job.future.done():
+        if pending is None or pending.future.done():
             return
         if error is not None:
-            job.future.set_exception(error)
+            pending.future.set_exception(error)
         else:
-            job.future.set_result(job.record.result())
+            pending.future.set_result(pending.record.result())
 
     def _fail_pending(self, error: Exception) -> None:
         with self._lock:
-            pending, self._pending = self._pending, {}
-        for job in pending.values():
-            if not job.future.done():
-                job.future.set_exception(error)
+            waiting, self._pending = self._pending, {}
+        for pending in waiting.values():
+            if not pending.future.done():
+                pending.future.set_exception(error)
 
     # -- status -----------------------------------------------------------------------
 

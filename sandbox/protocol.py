@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import json
 import struct
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
+
+from sandbox.limits import Limits
 
 HEADER = struct.Struct(">I")
 MAX_FRAME = 8 * 1024 * 1024
@@ -67,14 +71,21 @@ class FrameReader:
         """Whole payloads, unparsed."""
         self._buffer += data
         payloads = []
-        while len(self._buffer) >= HEADER.size:
-            (length,) = HEADER.unpack_from(self._buffer)
+        start = 0
+        while len(self._buffer) - start >= HEADER.size:
+            (length,) = HEADER.unpack_from(self._buffer, start)
             if length > self._max_frame:
                 raise ProtocolError(f"frame of {length} bytes exceeds {self._max_frame}")
-            if len(self._buffer) < HEADER.size + length:
+            end = start + HEADER.size + length
+            if len(self._buffer) < end:
                 break
-            payloads.append(bytes(self._buffer[HEADER.size : HEADER.size + length]))
-            del self._buffer[: HEADER.size + length]
+            payloads.append(bytes(self._buffer[start + HEADER.size : end]))
+            start = end
+        if start:
+            # A fresh buffer for what is left, not ``del buffer[:start]``: that only moves the
+            # bytearray's start and keeps the consumed frames (learners' sources, in the zygote)
+            # in memory that every later fork inherits; freed, glibc wipes them.
+            self._buffer = bytearray(self._buffer[start:])
         return payloads
 
     def feed(self, data: bytes) -> list[dict[str, Any]]:
@@ -82,16 +93,86 @@ class FrameReader:
         return [_json_object(payload) for payload in self.feed_raw(data)]
 
 
+# -- what the host asks of a child ----------------------------------------------------------
+
+
+class RandomMode(StrEnum):
+    """How a job's randomness is set up (the exercise's ``[random] mode``)."""
+
+    none = "none"  # the function draws nothing
+    global_state = "global"  # numpy's legacy global state, re-seeded by the judge before each call
+    generator = "generator"  # a generator argument the judge builds and counts draws of
+
+
+@dataclass(frozen=True)
+class Job:
+    """One submission for the sandbox: code and case inputs, never anything expected of them.
+
+    The only shape in which work crosses into a child. ``document()`` is what the child
+    receives; ``from_document`` reads it back there (the child trusts the zygote's pipe).
+    """
+
+    code: str
+    entry_point: str
+    cases: tuple[Mapping[str, Any], ...]
+    parameters: Mapping[str, str]  # argument name -> kind, in call order
+    limits: Limits
+    random_mode: RandomMode = RandomMode.none
+    rng_argument: str | None = None  # the rng parameter, in generator mode
+    helpers: str = ""  # the exercise's trusted helpers, run before the learner's code
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "entry_point": self.entry_point,
+            "cases": [dict(case) for case in self.cases],
+            "parameters": dict(self.parameters),
+            "random_mode": self.random_mode.value,
+            "rng_argument": self.rng_argument,
+            "helpers": self.helpers,
+            "limits": asdict(self.limits),
+        }
+
+    @classmethod
+    def from_document(cls, raw: Mapping[str, Any]) -> Job:
+        return cls(
+            code=raw["code"],
+            entry_point=raw["entry_point"],
+            cases=tuple(raw["cases"]),
+            parameters=dict(raw["parameters"]),
+            limits=Limits(**raw["limits"]),
+            random_mode=RandomMode(raw["random_mode"]),
+            rng_argument=raw["rng_argument"],
+            helpers=raw["helpers"],
+        )
+
+
 # -- what the child reports ---------------------------------------------------------------
 
-CASE_OUTCOMES = (
-    "returned",  # the function returned a value (maybe wrong: the trusted side judges)
-    "raised",  # the function raised an exception
-    "timeout",  # the case ran past its deadline and the child was killed
-    "memory",  # the case ran out of memory
-    "output",  # the case printed more than the output cap
-    "crashed",  # the child died during the case (signal, early exit, broken reply)
-)
+
+class Outcome(StrEnum):
+    """How one case ended, as the child (or the zygote, for a killed child) reports it."""
+
+    returned = "returned"  # the function returned a value (maybe wrong: the trusted side judges)
+    raised = "raised"  # the function raised an exception
+    exhausted = "exhausted"  # it drew more numbers than the case's scripted generator holds
+    timeout = "timeout"  # the case ran past its deadline and the child was killed
+    memory = "memory"  # the case ran out of memory
+    output = "output"  # the case printed more than the output cap
+    crashed = "crashed"  # the child died during the case (signal, early exit, broken reply)
+
+
+class SetupKind(StrEnum):
+    """Why a submission never reached its cases."""
+
+    compile = "compile"  # a syntax error
+    refused = "refused"  # the policy refused a construct or an import
+    module = "module"  # the module's top level raised
+    missing_entry = "missing_entry"  # no callable with the entry point's name
+    timeout = "timeout"  # loading ran past the deadline
+    crashed = "crashed"  # the child died while loading
+    memory = "memory"  # loading ran out of memory
+    output = "output"  # loading printed more than the output cap
 
 
 @dataclass(frozen=True)
@@ -106,7 +187,7 @@ class ErrorInfo:
 
 @dataclass(frozen=True)
 class CaseRun:
-    outcome: str
+    outcome: Outcome
     value: Any = None  # a tagged value (see sandbox.values), present when outcome == returned
     error: ErrorInfo | None = None
     output: str = ""
@@ -116,25 +197,11 @@ class CaseRun:
     inputs_after: dict[str, Any] | None = None
 
 
-SETUP_KINDS = (
-    "compile",
-    "refused",
-    "module",
-    "missing_entry",
-    "timeout",
-    "crashed",
-    "memory",
-    "output",
-)
-
-
 @dataclass(frozen=True)
 class SetupFailure:
     """The submission never reached its cases: compile error, policy refusal, module error."""
 
-    kind: (
-        str  # "compile" | "refused" | "module" | "missing_entry" | "timeout" | "crashed" | "memory"
-    )
+    kind: SetupKind
     message: str
     line: int | None = None
 
@@ -178,9 +245,10 @@ def parse_error(raw: Any) -> ErrorInfo | None:
 
 def parse_case(raw: dict[str, Any], output_cap: int) -> CaseRun:
     """Validate one case report from a child."""
-    outcome = raw.get("outcome")
-    if outcome not in CASE_OUTCOMES:
-        raise ProtocolError(f"unknown case outcome {outcome!r}")
+    try:
+        outcome = Outcome(str(raw.get("outcome")))
+    except ValueError:
+        raise ProtocolError(f"unknown case outcome {raw.get('outcome')!r}") from None
     duration = raw.get("duration_ms", 0.0)
     if not isinstance(duration, (int, float)) or isinstance(duration, bool) or duration < 0:
         raise ProtocolError("duration_ms must be a non-negative number")
@@ -208,9 +276,10 @@ def parse_setup(raw: Any) -> SetupFailure | None:
         return None
     if not isinstance(raw, dict):
         raise ProtocolError("setup must be an object")
-    kind = raw.get("kind")
-    if kind not in SETUP_KINDS:
-        raise ProtocolError(f"unknown setup failure {kind!r}")
+    try:
+        kind = SetupKind(str(raw.get("kind")))
+    except ValueError:
+        raise ProtocolError(f"unknown setup failure {raw.get('kind')!r}") from None
     return SetupFailure(
         kind=kind,
         message=_text(raw.get("message", ""), 4000, "setup.message"),

@@ -13,7 +13,6 @@ while children share its memory costs a copy-on-write fault.
 from __future__ import annotations
 
 import gc
-import json
 import os
 import select
 import selectors
@@ -33,7 +32,7 @@ from sandbox.mailbox import Mailbox
 from sandbox.policy import Policy
 from sandbox.warmup import warm_up
 
-CACHE_ENTRIES = 128
+HELPERS_ENTRIES = 32  # exercises whose helpers the zygote keeps compiled
 # The zygote and its children yield the CPU to the web process: forking spares and tearing
 # down finished children must not delay the host reading a result (learner code gets the
 # same share as before relative to other learners).
@@ -93,8 +92,9 @@ class Zygote:
         self.spares: deque[Spare] = deque()
         self.recent_limits: Limits | None = None
         self.control = protocol.FrameReader()
-        self.compiled: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
-        self.helpers: OrderedDict[str, Any] = OrderedDict()  # exercises' helpers, compiled
+        # Exercises' helpers, compiled once: trusted code, the same for every learner. No
+        # learner's code is ever kept here: every later child is forked from this memory.
+        self.helpers: OrderedDict[str, Any] = OrderedDict()
         self.dying: set[int] = set()
         self.stopping = False
         self.layers = dict(self.confinement.available(), policy=True)
@@ -124,8 +124,6 @@ class Zygote:
             op = header.get("op")
             if op == "run":
                 self.queue.append((header, body))
-            elif op == "compile":
-                self.remember_compiled(str(header.get("key")), body)
             elif op == "helpers":
                 self.remember_helpers(str(header.get("key")), body)
             elif op == "stop":
@@ -141,30 +139,13 @@ class Zygote:
             except (KeyError, TypeError, ValueError) as exc:
                 self.send({"job": header.get("job"), "error": f"bad job: {exc}"})
 
-    def remember_compiled(self, key: str, body: bytes) -> None:
-        """Compile a source the host saw a confined child handle quickly, for later children."""
-        if key in self.compiled:
-            self.compiled.move_to_end(key)
-            return
-        try:
-            job = json.loads(body)
-            helpers = job["helpers"]
-            self.compiled[key] = (
-                compile_learner(helpers, HELPERS_FILENAME) if helpers else None,
-                compile_learner(job["code"]),
-            )
-        except Exception:  # noqa: BLE001 - it compiled in a child; be safe regardless
-            return
-        while len(self.compiled) > CACHE_ENTRIES:
-            self.compiled.popitem(last=False)
-
     def remember_helpers(self, key: str, body: bytes) -> None:
         """Compile an exercise's helpers (the host's own code, never a learner's) once."""
         try:
             self.helpers[key] = compile_learner(body.decode("utf-8"), HELPERS_FILENAME)
         except Exception:  # noqa: BLE001 - a child then compiles them itself, and reports
             return
-        while len(self.helpers) > CACHE_ENTRIES:
+        while len(self.helpers) > HELPERS_ENTRIES:
             self.helpers.popitem(last=False)
 
     # -- children -----------------------------------------------------------------------
@@ -228,8 +209,8 @@ class Zygote:
         """Hand one job (from its first case on) to a confined child."""
         self.recent_limits = limits
         spare = self.take_spare(limits)
-        first_case, key = int(header["first_case"]), str(header["key"])
-        routing = {"first_case": first_case, "key": key, "helpers_key": header.get("helpers_key")}
+        first_case = int(header["first_case"])
+        routing = {"first_case": first_case, "helpers_key": header.get("helpers_key")}
         assignment = protocol.encode_with_body(routing, body)
         try:
             view = memoryview(assignment)
@@ -267,11 +248,7 @@ class Zygote:
             header, job = receive_assignment(job_fd)
             os.close(job_fd)
             helpers = self.helpers.get(str(header.get("helpers_key")))
-            compiled = self.compiled.get(header["key"]) or (
-                (helpers, None) if helpers is not None else None
-            )
-            self.compiled.clear()
-            run_job(job, mailbox, self.policy, header["first_case"], compiled)
+            run_job(job, mailbox, self.policy, header["first_case"], helpers)
             # Say so, and close the exit pipe now: tearing down this address space takes
             # milliseconds, and nobody needs to wait for it.
             mailbox.mark_done()

@@ -8,19 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.limits import Limits
-from sandbox.pool import Pool, PoolSaturated, SandboxUnavailable
+from sandbox import Job, Limits, Pool, PoolSaturated, SandboxUnavailable
 from tests.procfs import stat_fields
 
 FAST = Limits(time_ms=400, memory_mb=128)
 
 
-def spinning_job(time_ms: int) -> dict:
+def spinning_job(time_ms: int) -> Job:
     """A job whose only case never returns."""
-    return dict(
+    return Job(
         code="def f(x):\n    while True:\n        pass\n",
         entry_point="f",
-        cases=[{"x": 1}],
+        cases=({"x": 1},),
         parameters={"x": "value"},
         limits=Limits(time_ms=time_ms),
     )
@@ -37,14 +36,14 @@ def pool():
 
 
 def run(pool: Pool, code: str, inputs: list[object], limits: Limits = FAST):
-    return pool.run(
+    job = Job(
         code=code,
         entry_point="f",
-        cases=[{"x": value} for value in inputs],
+        cases=tuple({"x": value} for value in inputs),
         parameters={"x": "value"},
         limits=limits,
-        timeout=30,
     )
+    return pool.run(job, timeout=30)
 
 
 def test_values_come_back_tagged_with_exact_types(pool: Pool) -> None:
@@ -154,10 +153,10 @@ def test_no_child_outlives_its_verdict(pool: Pool) -> None:
 def test_a_full_queue_refuses_at_once() -> None:
     with Pool(workers=1, queue_size=0) as small:
         slow = spinning_job(500)
-        first = small.submit(**slow)
+        first = small.submit(slow)
         started = time.monotonic()
         with pytest.raises(PoolSaturated):
-            small.submit(**slow)
+            small.submit(slow)
         assert time.monotonic() - started < 0.1
         assert first.result(timeout=10).cases[0].outcome == "timeout"
 
@@ -165,7 +164,7 @@ def test_a_full_queue_refuses_at_once() -> None:
 def test_a_dead_zygote_fails_pending_work_and_is_replaced() -> None:
     with Pool(workers=1, queue_size=2) as pool:
         job = spinning_job(5000)
-        pending = pool.submit(**job)
+        pending = pool.submit(job)
         zygote = pool.status()["zygote_pid"]
         time.sleep(0.2)
         os.kill(zygote, 9)
@@ -182,7 +181,7 @@ def test_a_dead_zygote_fails_pending_work_and_is_replaced() -> None:
 def test_close_leaves_no_process_behind() -> None:
     pool = Pool(workers=2, queue_size=2)
     zygote = pool.status()["zygote_pid"]
-    pending = pool.submit(**spinning_job(10_000))
+    pending = pool.submit(spinning_job(10_000))
     time.sleep(0.3)
     pool.close()
     with pytest.raises(SandboxUnavailable):
@@ -195,15 +194,15 @@ HELPERS = "def double(x):\n    return 2 * x\n\ndef broken(x):\n    return x / 0\
 
 
 def run_with_helpers(pool: Pool, code: str, helpers: str = HELPERS):
-    return pool.run(
+    job = Job(
         code=code,
         entry_point="f",
-        cases=[{"x": 1}, {"x": 2}],
+        cases=({"x": 1}, {"x": 2}),
         parameters={"x": "value"},
         limits=FAST,
         helpers=helpers,
-        timeout=30,
     )
+    return pool.run(job, timeout=30)
 
 
 def test_helpers_compiled_once_serve_every_new_source(pool: Pool) -> None:

@@ -28,6 +28,6 @@ def test_the_rehearsal_job_compiles_and_returns_on_every_case() -> None:
     recorder = Recorder()
     run_job(REHEARSAL_JOB, recorder, Policy(), 0)  # type: ignore[arg-type]
     kinds = [message["t"] for message in recorder.messages]
-    assert kinds == ["ready", *["case"] * len(REHEARSAL_JOB["cases"]), "end"]
+    assert kinds == ["ready", *["case"] * len(REHEARSAL_JOB.cases), "end"]
     cases = [message for message in recorder.messages if message["t"] == "case"]
     assert all(case["outcome"] == "returned" and case["error"] is None for case in cases), cases

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from app.bench import run_bench
 from app.catalog import EXERCISES_DIR
+from bench.sandbox_step import run_bench
 
 
 def test_bench_reports_warm_fresh_and_floor(capsys) -> None:

@@ -5,7 +5,7 @@ reference solution directly (no confinement, no policy, no checks), warms it, th
 child per grade that runs the cases, pipes the results back and exits. Nothing here ever runs
 learner code. Prints one JSON line: wall and CPU milliseconds per grade.
 
-Usage: python -s -P -c '...main()' ROOT < job-frame (the same job shape as sandbox.fresh)
+Usage: python -s -P -c '...main()' ROOT < job-frame (the same job shape as bench.fresh_child)
 """
 
 from __future__ import annotations

@@ -14,19 +14,14 @@ from typing import Any
 
 import httpx
 
-from app.loadtest.clients import JSON_HEADERS, RAW_ERRORS, RawConnection, pooled_client
-from app.loadtest.servers import running_server
+from bench.loadtest.clients import JSON_HEADERS, RAW_ERRORS, RawConnection, pooled_client
+from bench.loadtest.servers import running_server
+from bench.stats import percentile
 
 WARMUP_REQUESTS = 20
 # Light load: one learner at a time, each pausing between runs (a real one reads for seconds).
 LIGHT_LOAD_REQUESTS = 100
 LIGHT_LOAD_THINK_MS = 20.0
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
-    return ordered[index]
 
 
 async def measure(

@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 from app.catalog import EXERCISES_DIR
-from app.loadtest.compare import run
-from app.loadtest.fresh import serve_fresh
-from app.loadtest.report import failures, print_table
-from app.loadtest.servers import loopback
+from bench.loadtest.compare import run
+from bench.loadtest.fresh import serve_fresh
+from bench.loadtest.report import failures, print_table
+from bench.loadtest.servers import loopback
 
 DEFAULT_EXERCISE = "speculative-decoding-verify"
 
@@ -57,11 +57,11 @@ def add_arguments(
 
 def build_parser() -> argparse.ArgumentParser:
     """The standalone parser; its description is the package docstring (the script's usage)."""
-    from app import loadtest
+    from bench import loadtest
 
     return add_arguments(
         argparse.ArgumentParser(
-            prog="python -m app.loadtest",
+            prog="python -m bench.loadtest",
             description=loadtest.__doc__,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )

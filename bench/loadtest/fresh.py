@@ -10,9 +10,9 @@ import sys
 import threading
 from typing import TYPE_CHECKING, cast
 
-from app.bench import fresh_grade
 from app.catalog import Exercise
 from app.schemas import Report
+from bench.sandbox_step import fresh_grade
 
 if TYPE_CHECKING:
     from app.judge import Judge
@@ -22,7 +22,7 @@ class FreshJudge:
     """Same interface as app.judge.Judge, but every grade starts a brand-new interpreter.
 
     The child gets the same confinement, harness and checks as the warm pool (it runs
-    ``app.bench.fresh_grade``); only where the process comes from differs. At most one
+    ``bench.sandbox_step.fresh_grade``); only where the process comes from differs. At most one
     interpreter per core runs at a time, like the pool's one child per core.
     """
 
@@ -80,22 +80,14 @@ def serve_fresh(host: str, port: int) -> None:
 
     from app.config import Settings
     from app.main import create_app
+    from app.server import server_config
 
     settings = Settings.from_env(host=host, port=port)
     judge = FreshJudge(settings.workers)
     # FreshJudge has the methods the app calls on a Judge (grade_async, health, close).
     app = create_app(settings, judge=cast("Judge", judge))
     # The same server settings as app.server.run, so the comparison is about the judge.
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        lifespan="on",
-        timeout_graceful_shutdown=10,
-        log_level="info",
-        server_header=False,
-    )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(server_config(app, host, port))
     signal.signal(signal.SIGTERM, lambda *_: setattr(server, "should_exit", True))
     server.run()
     if not server.started:

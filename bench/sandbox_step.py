@@ -20,24 +20,19 @@ from pathlib import Path
 from typing import Any
 
 from app.catalog import Catalog, Exercise
-from app.judge import Judge, build_report, job_arguments
+from app.judge import Judge, build_report
 from app.schemas import Report, Status
+from bench.stats import percentile
 from sandbox import protocol
-from sandbox.pool import INTERPRETER_FLAGS, PROJECT_ROOT, job_document, zygote_environment
+from sandbox.pool import INTERPRETER_FLAGS, PROJECT_ROOT, zygote_environment
 from sandbox.protocol import RunResult
 
 # A learner reads a result before running again; 20 ms is far shorter than that, and enough
 # for the pool to have a confined child ready.
 LIGHT_LOAD_THINK_MS = 20.0
 FRESH_BOOTSTRAP = (
-    "import sys; sys.path.insert(0, sys.argv[1]); from sandbox.fresh import main; main()"
+    "import sys; sys.path.insert(0, sys.argv[1]); from bench.fresh_child import main; main()"
 )
-
-
-def _percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
-    return ordered[index]
 
 
 def _measure(
@@ -71,17 +66,25 @@ def _measure(
         "think_ms": think_ms,
         "seconds": round(elapsed, 3),
         "grades_per_s": round(n / elapsed, 1),
-        "p50_ms": round(_percentile(latencies, 0.50), 2),
-        "p99_ms": round(_percentile(latencies, 0.99), 2),
+        "p50_ms": round(percentile(latencies, 0.50), 2),
+        "p99_ms": round(percentile(latencies, 0.99), 2),
         "mean_ms": round(statistics.fmean(latencies), 2),
         "failures": failures,
     }
 
 
+def pool_grade(judge: Judge, exercise: Exercise, code: str) -> Report:
+    """The sandbox step alone: the warm pool's run and the report, waited for on this thread
+    (no event loop in the way, as a web request has)."""
+    started = time.perf_counter()
+    result = judge.submit(exercise, code).result(timeout=120)
+    return build_report(exercise, result, (time.perf_counter() - started) * 1000)
+
+
 def fresh_grade(exercise: Exercise, code: str) -> Report:
     """Grade once in a brand-new interpreter (the baseline)."""
     started = time.perf_counter()
-    job = job_document(**job_arguments(exercise, code))
+    job = exercise.job(code).document()
     completed = subprocess.run(
         [sys.executable, *INTERPRETER_FLAGS, "-c", FRESH_BOOTSTRAP, PROJECT_ROOT],
         input=protocol.encode(job),
@@ -102,14 +105,14 @@ def fresh_grade(exercise: Exercise, code: str) -> Report:
 
 
 FLOOR_BOOTSTRAP = (
-    "import sys; sys.path.insert(0, sys.argv[1]); from sandbox.floor import main; main()"
+    "import sys; sys.path.insert(0, sys.argv[1]); from bench.floor import main; main()"
 )
 
 
 def fork_floor(exercise: Exercise, grades: int) -> dict[str, Any]:
     """This machine's floor: a fork of a warm interpreter running the trusted reference
     solution on the cases, unconfined and unchecked (see sandbox/floor.py)."""
-    job = {**job_document(**job_arguments(exercise, exercise.solution_code)), "grades": grades}
+    job = {**exercise.job(exercise.solution_code).document(), "grades": grades}
     completed = subprocess.run(
         [sys.executable, *INTERPRETER_FLAGS, "-c", FLOOR_BOOTSTRAP, PROJECT_ROOT],
         input=protocol.encode(job),
@@ -144,17 +147,20 @@ def run_bench(
     judge = Judge.create(workers=concurrency, queue_size=max(4, concurrency * 2))
     try:
         for _ in range(20):  # warm the path (first forks, page cache, code caches)
-            judge.grade(exercise, code)
-        warm_latency = _measure(lambda: judge.grade(exercise, code), min(n, 300), 1)
+            pool_grade(judge, exercise, code)
+        warm_latency = _measure(lambda: pool_grade(judge, exercise, code), min(n, 300), 1)
         warm_light = _measure(
-            lambda: judge.grade(exercise, code), min(n, 100), 1, think_ms=LIGHT_LOAD_THINK_MS
+            lambda: pool_grade(judge, exercise, code),
+            min(n, 100),
+            1,
+            think_ms=LIGHT_LOAD_THINK_MS,
         )
-        warm = _measure(lambda: judge.grade(exercise, code), n, concurrency)
+        warm = _measure(lambda: pool_grade(judge, exercise, code), n, concurrency)
         # Learners each send their own source, which the child compiles (the rows above send
         # one source, compiled once by the zygote and cached): a comment makes each one new.
         serial = itertools.count()
         warm_unique = _measure(
-            lambda: judge.grade(exercise, f"{code}\n# submission {next(serial)}\n"),
+            lambda: pool_grade(judge, exercise, f"{code}\n# submission {next(serial)}\n"),
             n,
             concurrency,
         )

@@ -15,9 +15,9 @@ def main() -> None:
     from sandbox import protocol
     from sandbox.child import run_job
     from sandbox.confine import Confinement, default_read_paths
-    from sandbox.limits import Limits
     from sandbox.mailbox import Mailbox
     from sandbox.policy import Policy
+    from sandbox.protocol import Job
 
     reader = protocol.FrameReader()
     messages: list[dict] = []
@@ -26,8 +26,8 @@ def main() -> None:
         if not data:
             sys.exit(2)
         messages = reader.feed(data)
-    job = messages[0]  # the job itself, as one JSON frame
-    limits = Limits(**job["limits"])
+    job = Job.from_document(messages[0])  # the job itself, as one JSON frame
+    limits = job.limits
     policy = Policy()
     confinement = Confinement(default_read_paths())
     reply = Mailbox(limits.reply_bytes)

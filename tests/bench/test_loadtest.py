@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from app.loadtest import FreshJudge, add_arguments, loopback, percentile
+from bench.loadtest import FreshJudge, add_arguments, loopback, percentile
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PHASE_KEYS = {
     "concurrency", "think_ms", "requests", "grades", "accepted", "saturated_503", "other",
     "seconds", "grades_per_s", "p50_ms", "p99_ms", "mean_ms", "client_cpu_ms_per_request",
@@ -38,7 +38,7 @@ def _no_loadtest_servers_left() -> list[str]:
 @pytest.mark.parametrize("client", ["httpx", "raw"])
 def test_tiny_run_prints_the_summary_as_json_and_every_grade_is_accepted(client: str) -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "app.loadtest", "--requests", "5", "--fresh-requests", "5",
+        [sys.executable, "-m", "bench.loadtest", "--requests", "5", "--fresh-requests", "5",
          "--concurrency", "2", "--duration", "60", "--json", "--client", client],
         cwd=ROOT, capture_output=True, text=True, timeout=280, check=False,
     )  # fmt: skip
@@ -87,7 +87,7 @@ def test_loopback_hosts_are_accepted() -> None:
 
 def test_refusal_happens_before_any_server_starts() -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "app.loadtest", "--host", "10.1.2.3", "--requests", "1"],
+        [sys.executable, "-m", "bench.loadtest", "--host", "10.1.2.3", "--requests", "1"],
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert completed.returncode != 0

@@ -1,6 +1,6 @@
 """HTTP load script: the real judge server against a fresh interpreter per submission.
 
-    python -m app.loadtest [--requests N] [--fresh-requests M] [--duration S] [--json]
+    python -m bench.loadtest [--requests N] [--fresh-requests M] [--duration S] [--json]
                            [--concurrency C] [--client httpx|raw]
 
 Starts the real judge (``judge serve``: uvicorn, default settings, one warm pool with one
@@ -30,19 +30,19 @@ accepted or a request failed; the targets never change the exit status.
 
 from __future__ import annotations
 
-from app.loadtest.cli import DEFAULT_EXERCISE, add_arguments, build_parser, main, run_cli
-from app.loadtest.clients import RAW_ERRORS, REQUEST_TIMEOUT_S, RawConnection, RawHTTPError
-from app.loadtest.compare import run
-from app.loadtest.fresh import FreshJudge, serve_fresh
-from app.loadtest.measuring import (
+from bench.loadtest.cli import DEFAULT_EXERCISE, add_arguments, build_parser, main, run_cli
+from bench.loadtest.clients import RAW_ERRORS, REQUEST_TIMEOUT_S, RawConnection, RawHTTPError
+from bench.loadtest.compare import run
+from bench.loadtest.fresh import FreshJudge, serve_fresh
+from bench.loadtest.measuring import (
     WARMUP_REQUESTS,
     measure,
     percentile,
     run_server_phases,
     tree_cpu_seconds,
 )
-from app.loadtest.report import TARGETS, failures, print_table
-from app.loadtest.servers import (
+from bench.loadtest.report import TARGETS, failures, print_table
+from bench.loadtest.servers import (
     START_TIMEOUT_S,
     STOP_TIMEOUT_S,
     base_url,

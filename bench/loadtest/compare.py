@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from app.catalog import Catalog
-from app.loadtest.measuring import run_server_phases
-from app.loadtest.report import TARGETS
-from app.loadtest.servers import base_url, free_port, loopback
+from bench.loadtest.measuring import run_server_phases
+from bench.loadtest.report import TARGETS
+from bench.loadtest.servers import base_url, free_port, loopback
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -33,6 +33,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         env = dict(os.environ)
         env["JUDGE_DATABASE_URL"] = f"sqlite:///{scratch}/history.sqlite3"
         env["JUDGE_EXERCISES_DIR"] = str(args.exercises)
+        # The baseline server runs `-m bench.loadtest`: bench/ is found in the checkout.
+        checkout = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [checkout, env.get("PYTHONPATH")]))
         log_path = Path(scratch) / "servers.log"
 
         port = free_port(host)
@@ -54,7 +57,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         fresh_cmd = [
             sys.executable,
             "-m",
-            "app.loadtest",
+            "bench.loadtest",
             "--host",
             host,
             "--serve-fresh",
