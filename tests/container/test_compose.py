@@ -126,6 +126,7 @@ def stack(podman: Podman, image: str) -> Iterator[Stack]:
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     built = time.monotonic() - started
     stack = Stack(podman, compose, env, project, f"http://127.0.0.1:{port}")
+    started = time.monotonic()
     try:
         stack.up("db")
         assert podman.wait_healthy(stack.container("db")) == "healthy"
@@ -140,9 +141,12 @@ def stack(podman: Podman, image: str) -> Iterator[Stack]:
                     break
             except httpx.TransportError:
                 pass
-            assert time.monotonic() < deadline, podman.run("logs", stack.container("balancer"))
+            assert time.monotonic() < deadline, podman.run(
+                "logs", stack.container("balancer"), check=False
+            ).stderr[-3000:]
             time.sleep(0.5)
-        print(f"\ncompose: images built in {built:.0f} s, up in {time.monotonic() - started:.0f} s")
+        up = time.monotonic() - started
+        print(f"\ncompose: images built in {built:.0f} s, stack up and healthy in {up:.0f} s")
         yield stack
     finally:
         subprocess.run(
