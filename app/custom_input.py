@@ -108,6 +108,22 @@ def _array(value: Any, name: str, budget: _Budget) -> list[int]:
     return [len(value)]
 
 
+def _empty(value: dict[str, Any], name: str) -> None:
+    shape = value.get("empty")
+    if (
+        set(value) != {"empty"}
+        or not isinstance(shape, list)
+        or not 1 <= len(shape) <= 2
+        or not all(type(n) is int and n >= 0 for n in shape)
+        or 0 not in shape
+        or max(shape) > 1000
+    ):
+        raise BadInput(
+            f'input.{name}: expected a (nested) list of numbers, or {{"empty": [0, V]}} '
+            "for an array with no rows"
+        )
+
+
 def _rows_problem(value: list[Any], name: str) -> str | None:
     rows = value if value and isinstance(value[0], list) else [value]
     for index, row in enumerate(rows):
@@ -165,6 +181,8 @@ def validate(exercise: Exercise, raw: Any) -> list[str]:
             _rng(value, name, budget)
         elif kind == "list":
             _list(value, name, budget, caps.item_types.get(name))
+        elif kind == "ndarray" and isinstance(value, dict):
+            _empty(value, name)
         elif kind == "ndarray":
             _array(value, name, budget)
             if name in caps.distributions:

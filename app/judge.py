@@ -120,11 +120,23 @@ def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
     if draws:
         problems.append(draws)
     kinds = {name: kind for name, kind in exercise.parameters.items() if kind != "rng"}
-    mutation = checks.mutation_problem(case.input, run.inputs_after, kinds)
+    mutation = checks.mutation_problem(_as_built(case.input, kinds), run.inputs_after, kinds)
     if mutation:
         problems.append(mutation)
     status = Status.failed if problems else Status.passed
     return result(status, actual, "; ".join(problems) if problems else None)
+
+
+def _as_built(inputs: dict[str, Any], kinds: dict[str, str]) -> dict[str, Any]:
+    """Inputs as the child's snapshot spells them: an empty array ``{"empty": [0, V]}`` is a
+    list of that shape with no numbers."""
+    built = dict(inputs)
+    for name, kind in kinds.items():
+        value = built.get(name)
+        if kind == "ndarray" and isinstance(value, dict) and "empty" in value:
+            shape = value["empty"]
+            built[name] = [] if shape[0] == 0 else [[] for _ in range(shape[0])]
+    return built
 
 
 def _value_problems(

@@ -24,4 +24,6 @@ def random_case(rng):
     p = [_row(rng, vocabulary, sparse) for _ in range(gamma + 1)]
     draft = [int(rng.choice(vocabulary, p=row)) for row in q]
     # A drafted token has draft probability > 0 by construction; the target may rule it out.
-    return {"p": p, "q": q, "draft": draft, "rng": {"seed": int(rng.integers(0, 2**31))}}
+    # JSON cannot give an empty q its shape (0, V); the judge's spelling for it is "empty".
+    q_input = q if gamma else {"empty": [0, vocabulary]}
+    return {"p": p, "q": q_input, "draft": draft, "rng": {"seed": int(rng.integers(0, 2**31))}}
