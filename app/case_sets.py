@@ -45,10 +45,10 @@ def reference_problem(result: RunResult | None, index: int) -> str | None:
     run = result.cases[index]
     if run.outcome is Outcome.returned:
         return None
-    if run.error is not None:
-        return f"the reference raised {run.error.type}: {run.error.message}"
     if run.outcome is Outcome.exhausted:
         return "the reference needs more scripted numbers than this input holds"
+    if run.error is not None:
+        return f"the reference raised {run.error.type}: {run.error.message}"
     return f"the reference did not finish ({run.outcome.value})"
 
 
