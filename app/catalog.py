@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from app.checks import parse_type
+from app.tolerance import EXACT, Tolerance
 from sandbox import Job, Limits, RandomMode
 
 EXERCISES_DIR = Path(__file__).resolve().parent.parent / "exercises"
@@ -91,6 +92,7 @@ class Exercise:
     random_case: RandomCase | None = None
     random_cases: int = 0
     input_caps: InputCaps = field(default_factory=InputCaps)
+    tolerance: Tolerance = EXACT
 
     def case_inputs(self) -> list[dict[str, Any]]:
         """The inputs only: the part of each case that may cross into the sandbox."""
@@ -248,6 +250,8 @@ def load_exercise(folder: Path) -> Exercise:
         "[feedback] may only set the strings extra, missing, differs and empty",
     )
 
+    tolerance = _load_tolerance(meta.get("compare", {}), meta_path)
+
     cases = load_cases(folder / "cases.json", parameters)
     _require(
         len(cases) == CASES_PER_EXERCISE,
@@ -290,6 +294,7 @@ def load_exercise(folder: Path) -> Exercise:
         return_names=tuple(return_names),
         feedback=dict(feedback),
         order=order,
+        tolerance=tolerance,
         extra_cases=extra_cases,
         random_case=random_case,
         random_cases=random_cases,
@@ -374,6 +379,19 @@ def _input_caps(raw: Any, where: Path, parameters: dict[str, str]) -> InputCaps:
         item_types=dict(items),
         distributions=tuple(distributions),
     )
+
+
+def _load_tolerance(raw: Any, meta_path: Path) -> Tolerance:
+    """``[compare]``: how close a returned float must be to the reference's (default exact)."""
+    _require(
+        isinstance(raw, dict) and set(raw) <= {"rel_tol", "abs_tol"},
+        meta_path,
+        "[compare] may only set the numbers rel_tol and abs_tol",
+    )
+    try:
+        return Tolerance(**raw)
+    except ValueError as exc:
+        raise ExerciseError(f"{meta_path}: [compare] {exc}") from None
 
 
 class Catalog:
