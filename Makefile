@@ -27,9 +27,9 @@ loadtest: install
 	$(BIN)/python -m bench loadtest
 
 lint: install
-	$(BIN)/ruff check app sandbox bench tests
-	$(BIN)/ruff format --check app sandbox bench tests
-	$(BIN)/mypy app sandbox bench
+	$(BIN)/ruff check app sandbox bench tests tools
+	$(BIN)/ruff format --check app sandbox bench tests tools
+	$(BIN)/mypy app sandbox bench tools
 	$(BIN)/hadolint --failure-threshold warning Dockerfile
 
 clean:
