@@ -3,15 +3,15 @@
 import numpy as np
 
 
-def _row(rng, vocabulary, sparse):
-    weights = rng.dirichlet(np.ones(vocabulary))
+def _rows(rng, count, vocabulary, sparse):
+    """``count`` random distributions over ``vocabulary`` tokens (flat Dirichlet), as an array."""
+    weights = rng.standard_exponential((count, vocabulary))  # normalised: Dirichlet(1, ..., 1)
     if sparse:
-        # Zero out some tokens, but never all: a row stays a distribution.
-        zero = rng.random(vocabulary) < 0.4
-        zero[rng.integers(vocabulary)] = False
+        # Zero out some tokens, but never all of a row: each row stays a distribution.
+        zero = rng.random((count, vocabulary)) < 0.4
+        zero[np.arange(count), rng.integers(vocabulary, size=count)] = False
         weights[zero] = 0.0
-        weights = weights / weights.sum()
-    return [float(w) for w in weights]
+    return weights / weights.sum(axis=1, keepdims=True)
 
 
 def random_case(rng):
@@ -20,10 +20,17 @@ def random_case(rng):
     gamma = int(rng.integers(0, 7))
     vocabulary = int(rng.integers(2, 13))
     sparse = bool(rng.random() < 0.3)
-    q = [_row(rng, vocabulary, sparse) for _ in range(gamma)]
-    p = [_row(rng, vocabulary, sparse) for _ in range(gamma + 1)]
-    draft = [int(rng.choice(vocabulary, p=row)) for row in q]
-    # A drafted token has draft probability > 0 by construction; the target may rule it out.
+    q = _rows(rng, gamma, vocabulary, sparse)
+    p = _rows(rng, gamma + 1, vocabulary, sparse)
+    # Each proposal drawn from its q row by inverse CDF; a drafted token has q > 0 (the target
+    # may still rule it out). The last index guards the round-off tail of the running sums.
+    cumulative = np.cumsum(q, axis=1)
+    draws = rng.random(gamma)
+    draft = [
+        int(min(np.searchsorted(row, u, side="right"), np.flatnonzero(weights)[-1]))
+        for row, u, weights in zip(cumulative, draws, q)
+    ]
     # JSON cannot give an empty q its shape (0, V); the judge's spelling for it is "empty".
-    q_input = q if gamma else {"empty": [0, vocabulary]}
-    return {"p": p, "q": q_input, "draft": draft, "rng": {"seed": int(rng.integers(0, 2**31))}}
+    q_input = q.tolist() if gamma else {"empty": [0, vocabulary]}
+    seed = int(rng.integers(0, 2**31))
+    return {"p": p.tolist(), "q": q_input, "draft": draft, "rng": {"seed": seed}}
