@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from app import checks, statistics
-from app.schemas import CaseResult, Chart, Status
+from app.schemas import CaseResult, Chart, Group, Status
 from sandbox import Job, Limits, Outcome, RunResult
 
 FALSE_FAIL = 1e-6
@@ -268,7 +268,9 @@ def check_rows(
     for index, pair in enumerate(check.pairs):
         run = result.cases[index] if index < len(result.cases) else None
         name = f"distribution check: {pair.name}"
-        row = CaseResult(name=name, status=Status.error, input=pair.inputs(), expected=None)
+        row = CaseResult(
+            name=name, status=Status.error, group=Group.check, input=pair.inputs(), expected=None
+        )
         if result.setup is not None or run is None:
             rows.append(row.model_copy(update={"message": "not run: your code did not load"}))
             continue

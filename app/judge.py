@@ -12,12 +12,13 @@ from collections.abc import Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from app import checks, distribution, feedback
+from app import case_sets, checks, custom_input, distribution, feedback
 from app.catalog import Case, Exercise
 from app.errors import JudgeError, PayloadTooLarge, Saturated
-from app.schemas import CaseResult, Report, Status, Verdict
+from app.schemas import CaseResult, Group, Mode, Report, Status, Verdict
 from sandbox import (
     CaseRun,
+    Job,
     Outcome,
     Pool,
     PoolSaturated,
@@ -80,15 +81,25 @@ def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
         return CaseResult(
             name=case.name,
             status=status,
+            group=Group(case.group),
+            hint=case.hint,
             input=case.input,
             expected=expected,
             actual=actual,
             message=checks.scrub(message),
             output=output,
             duration_ms=round(run.duration_ms, 3),
-            hint=case.hint if status != Status.passed else None,
         )
 
+    if case.reference_problem is not None:
+        # Nothing to compare with: the learner sees their own result and why there is no other.
+        message = f"no verdict on this input: {case.reference_problem}"
+        if run.outcome is Outcome.exhausted:
+            message += f"; {feedback.exhausted_sentence(run.draws, None, run.drawn)}"
+        elif run.outcome is not Outcome.returned:
+            message += f"; your function: {checks.error_message(run, _limits_text(exercise))}"
+        actual = checks.plain(run.value) if run.outcome is Outcome.returned else None
+        return result(Status.error, actual, message)
     if run.outcome is Outcome.exhausted:
         # Drawing more numbers than the case scripts is a logic mistake, not a crash.
         message = feedback.exhausted_sentence(
@@ -119,7 +130,7 @@ def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
     if draws:
         problems.append(draws)
     kinds = {name: kind for name, kind in exercise.parameters.items() if kind != "rng"}
-    mutation = checks.mutation_problem(case.input, run.inputs_after, kinds)
+    mutation = checks.mutation_problem(_as_built(case.input, kinds), run.inputs_after, kinds)
     if mutation:
         problems.append(mutation)
     status = Status.failed if problems else Status.passed
@@ -127,6 +138,18 @@ def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
     if message and explanation:
         message += ". " + explanation
     return result(status, actual, message or None)
+
+
+def _as_built(inputs: dict[str, Any], kinds: dict[str, str]) -> dict[str, Any]:
+    """Inputs as the child's snapshot spells them: an empty array ``{"empty": [0, V]}`` is a
+    list of that shape with no numbers."""
+    built = dict(inputs)
+    for name, kind in kinds.items():
+        value = built.get(name)
+        if kind == "ndarray" and isinstance(value, dict) and "empty" in value:
+            shape = value["empty"]
+            built[name] = [] if shape[0] == 0 else [[] for _ in range(shape[0])]
+    return built
 
 
 def _value_problems(
@@ -148,13 +171,22 @@ def _value_problems(
     return [problem] if problem else []
 
 
-def build_report(exercise: Exercise, result: RunResult, duration_ms: float) -> Report:
-    """Turn raw sandbox outcomes into the report of architecture.md."""
-    total = len(exercise.cases)
+def build_report(
+    exercise: Exercise,
+    result: RunResult,
+    duration_ms: float,
+    cases: list[Case] | None = None,
+    mode: Mode = Mode.run,
+    seed: int | None = None,
+) -> Report:
+    """Turn raw sandbox outcomes into the report of architecture.md; ``cases`` (the examples
+    unless given) are what the job ran, in its order."""
+    cases = list(exercise.cases) if cases is None else cases
+    total = len(cases)
     if result.setup is not None:
-        return _setup_report(exercise, result.setup, duration_ms)
+        return _setup_report(cases, result.setup, duration_ms, mode, seed)
     tests = []
-    for index, case in enumerate(exercise.cases):
+    for index, case in enumerate(cases):
         if index < len(result.cases):
             tests.append(check_case(exercise, case, result.cases[index]))
         else:  # cannot happen with a well-behaved zygote; reported rather than hidden
@@ -162,6 +194,8 @@ def build_report(exercise: Exercise, result: RunResult, duration_ms: float) -> R
                 CaseResult(
                     name=case.name,
                     status=Status.error,
+                    group=Group(case.group),
+                    hint=case.hint,
                     input=case.input,
                     expected=case.expected.get("value"),
                     message="this case did not run",
@@ -181,6 +215,8 @@ def build_report(exercise: Exercise, result: RunResult, duration_ms: float) -> R
             verdict = Verdict.runtime_error
     return Report(
         status=Status.passed if passed == total else Status.failed,
+        mode=mode,
+        seed=seed,
         verdict=verdict,
         message=None,
         passed=passed,
@@ -188,6 +224,27 @@ def build_report(exercise: Exercise, result: RunResult, duration_ms: float) -> R
         duration_ms=round(duration_ms, 3),
         tests=tests,
     )
+
+
+def with_check_rows(report: Report, rows: list[CaseResult], result: RunResult) -> Report:
+    """The report with the check rows last, its counts and verdict counting them too."""
+    if not rows:
+        return report
+    update: dict[str, Any] = {
+        "tests": [*report.tests, *rows],
+        "total": report.total + len(rows),
+        "passed": report.passed + sum(row.status == Status.passed for row in rows),
+    }
+    if report.status == Status.passed and update["passed"] != update["total"]:
+        update["status"] = Status.failed
+        index, row = next((i, r) for i, r in enumerate(rows) if r.status != Status.passed)
+        if row.status == Status.failed:
+            update["verdict"] = Verdict.wrong_answer
+        else:
+            run = result.cases[index] if index < len(result.cases) else None
+            outcome = run.outcome if run is not None else Outcome.crashed
+            update["verdict"] = CASE_VERDICT.get(outcome, Verdict.runtime_error)
+    return report.model_copy(update=update)
 
 
 SETUP_LEAD = {
@@ -202,7 +259,9 @@ SETUP_LEAD = {
 }
 
 
-def _setup_report(exercise: Exercise, setup: SetupFailure, duration_ms: float) -> Report:
+def _setup_report(
+    cases: list[Case], setup: SetupFailure, duration_ms: float, mode: Mode, seed: int | None
+) -> Report:
     where = f"line {setup.line}: " if setup.line else ""
     lead = SETUP_LEAD[setup.kind]
     message = checks.scrub(f"{lead}: {where}{setup.message}")
@@ -210,18 +269,22 @@ def _setup_report(exercise: Exercise, setup: SetupFailure, duration_ms: float) -
         CaseResult(
             name=case.name,
             status=Status.error,
+            group=Group(case.group),
+            hint=case.hint,
             input=case.input,
             expected=case.expected.get("value"),
             message="not run: " + lead.lower(),
         )
-        for case in exercise.cases
+        for case in cases
     ]
     return Report(
         status=Status.error,
+        mode=mode,
+        seed=seed,
         verdict=SETUP_VERDICT[setup.kind],
         message=message,
         passed=0,
-        total=len(exercise.cases),
+        total=len(cases),
         duration_ms=round(duration_ms, 3),
         tests=tests,
     )
@@ -249,8 +312,11 @@ class Judge:
         """Start the zygote (blocking, ~0.3 s) and return a judge using it."""
         return cls(Pool(workers=workers, queue_size=queue_size))
 
-    def submit(self, exercise: Exercise, code: str) -> Future[RunResult]:
-        """Hand ``code`` to the sandbox; raises PayloadTooLarge, Saturated or SandboxDown."""
+    def submit(
+        self, exercise: Exercise, code: str, inputs: list[dict[str, Any]] | None = None
+    ) -> Future[RunResult]:
+        """Hand ``code`` to the sandbox, on ``inputs`` (default: the examples); raises
+        PayloadTooLarge, Saturated or SandboxDown."""
         if not isinstance(code, str):
             raise TypeError("code must be a string")
         size = len(code.encode("utf-8", errors="surrogatepass"))
@@ -258,8 +324,20 @@ class Judge:
             raise PayloadTooLarge(
                 f"code is {size} bytes; the limit is {exercise.limits.code_bytes} bytes"
             )
+        return self._submit_job(exercise, code, inputs)
+
+    def _submit_job(
+        self,
+        exercise: Exercise,
+        code: str,
+        inputs: list[dict[str, Any]] | None,
+        with_trace: bool = False,
+    ) -> Future[RunResult]:
+        return self._submit(exercise.job(code, inputs, with_trace=with_trace))
+
+    def _submit(self, job: Job) -> Future[RunResult]:
         try:
-            return self.pool.submit(exercise.job(code))
+            return self.pool.submit(job)
         except PoolSaturated as exc:
             raise Saturated(f"The judge is busy ({exc}); retry shortly.", retry_after=1) from None
         except SandboxUnavailable as exc:
@@ -270,53 +348,115 @@ class Judge:
         per_job = (len(exercise.cases) + 1) * exercise.limits.time_ms / 1000
         return per_job * (1 + self.pool.capacity / max(1, self.pool.workers)) + 10
 
-    async def grade_async(self, exercise: Exercise, code: str) -> Report:
-        """The one grade: never blocks the event loop; raises Saturated or SandboxDown."""
-        started = time.perf_counter()
-        future = self.submit(exercise, code)
+    def reference(self, exercise: Exercise, inputs: list[dict[str, Any]]) -> Future[RunResult]:
+        """The exercise's solution on ``inputs``, as a job of its own: its own confined child,
+        never the learner's and never this process. It also runs the exercise's trace function
+        there, for the feedback at a learner's first divergence."""
+        return self._submit_job(exercise, exercise.solution_code, inputs, with_trace=True)
+
+    async def _outcome(self, exercise: Exercise, future: Future[RunResult]) -> RunResult:
         try:
-            result = await asyncio.wait_for(
+            return await asyncio.wait_for(
                 asyncio.wrap_future(future), timeout=self._wait_budget(exercise)
             )
         except SandboxUnavailable as exc:
             raise SandboxDown(str(exc)) from None
         except TimeoutError:
             raise SandboxDown("the sandbox did not answer in time") from None
-        return build_report(exercise, result, (time.perf_counter() - started) * 1000)
 
-    def grade(self, exercise: Exercise, code: str) -> Report:
+    async def grade_async(
+        self, exercise: Exercise, code: str, mode: Mode = Mode.run, seed: int | None = None
+    ) -> Report:
+        """The one grade (Run or Submit): never blocks the event loop; raises Saturated or
+        SandboxDown. Submit's random cases use ``seed`` (a fresh one when None)."""
+        started = time.perf_counter()
+        submit = Mode(mode) is Mode.submit
+        cases = case_sets.stored_cases(exercise, submit)
+        drawn: list[dict[str, Any]] = []
+        if submit and exercise.random_cases:
+            seed = case_sets.fresh_seed() if seed is None else seed
+            drawn = case_sets.random_inputs(exercise, seed)
+        else:
+            seed = None
+        inputs = [case.input for case in cases] + drawn
+        learner = self.submit(exercise, code, inputs)
+        # Submitted together, so the reference and the distribution check run beside the
+        # learner's job, not after it.
+        reference = self.reference(exercise, drawn) if drawn else None
+        check = self._check(exercise, code) if submit else None
+        result = await self._outcome(exercise, learner)
+        if reference is not None:
+            expected = await self._outcome(exercise, reference)
+            cases += case_sets.expected_cases(exercise, drawn, expected, "random {n}", "random")
+        checked = await self._outcome(exercise, check) if check is not None else None
+        duration = (time.perf_counter() - started) * 1000
+        report = build_report(exercise, result, duration, cases, Mode(mode), seed)
+        if checked is not None and exercise.distribution is not None:
+            rows = distribution.check_rows(
+                exercise.distribution,
+                checked,
+                _limits_text(exercise),
+                exact_failed=report.status != Status.passed,
+            )
+            report = with_check_rows(report, rows, checked)
+        return report
+
+    def grade(
+        self, exercise: Exercise, code: str, mode: Mode = Mode.run, seed: int | None = None
+    ) -> Report:
         """``grade_async`` for callers without an event loop (the CLI, tools, tests)."""
-        return run_to_completion(self.grade_async(exercise, code))
+        return run_to_completion(self.grade_async(exercise, code, mode, seed))
+
+    async def run_custom_async(self, exercise: Exercise, code: str, raw_input: Any) -> Report:
+        """The learner's function and the reference on one input of the learner's, side by
+        side; raises BadInput (422, naming the parameter) before anything runs."""
+        started = time.perf_counter()
+        notes = custom_input.validate(exercise, raw_input)
+        inputs = [custom_input.ordered(exercise, raw_input)]
+        learner = self.submit(exercise, code, inputs)
+        reference = self.reference(exercise, inputs)
+        result = await self._outcome(exercise, learner)
+        expected = await self._outcome(exercise, reference)
+        cases = case_sets.expected_cases(exercise, inputs, expected, "your input", "custom")
+        duration = (time.perf_counter() - started) * 1000
+        report = build_report(exercise, result, duration, cases, Mode.custom)
+        if cases[0].reference_problem and result.setup is None:
+            report.message = f"No verdict: {cases[0].reference_problem}."
+        if notes and report.tests:
+            test = report.tests[0]
+            extra = "; ".join(notes) + " (the exercise assumes distributions)"
+            test.message = f"{test.message}; {extra}" if test.message else extra
+        return report
+
+    def run_custom(self, exercise: Exercise, code: str, raw_input: Any) -> Report:
+        """``run_custom_async`` for callers without an event loop."""
+        return run_to_completion(self.run_custom_async(exercise, code, raw_input))
+
+    def _check(self, exercise: Exercise, code: str) -> Future[RunResult] | None:
+        """The exercise's distribution check on ``code`` as a job of the pool (None: none).
+
+        The learner's code and the trusted driver, in a confined child; the counts come back
+        here for the statistics (app/distribution.py)."""
+        check = exercise.distribution
+        if check is None:
+            return None
+        return self._submit(
+            distribution.check_job(
+                check, code, exercise.entry_point, exercise.helpers_code, exercise.limits
+            )
+        )
 
     async def check_rows_async(
         self, exercise: Exercise, code: str, exact_failed: bool
     ) -> list[CaseResult]:
-        """The exercise's distribution check on ``code`` (none declared: no rows).
-
-        A job of its own in the pool: the learner's code and the trusted driver, in a confined
-        child; the counts come back here for the statistics.
-        """
-        check = exercise.distribution
-        if check is None:
+        """The distribution check's rows alone (none declared: no rows)."""
+        future = self._check(exercise, code)
+        if future is None or exercise.distribution is None:
             return []
-        job = distribution.check_job(
-            check, code, exercise.entry_point, exercise.helpers_code, exercise.limits
+        result = await self._outcome(exercise, future)
+        return distribution.check_rows(
+            exercise.distribution, result, _limits_text(exercise), exact_failed
         )
-        try:
-            future = self.pool.submit(job)
-        except PoolSaturated as exc:
-            raise Saturated(f"The judge is busy ({exc}); retry shortly.", retry_after=1) from None
-        except SandboxUnavailable as exc:
-            raise SandboxDown(str(exc)) from None
-        try:
-            result = await asyncio.wait_for(
-                asyncio.wrap_future(future), timeout=self._wait_budget(exercise)
-            )
-        except SandboxUnavailable as exc:
-            raise SandboxDown(str(exc)) from None
-        except TimeoutError:
-            raise SandboxDown("the sandbox did not answer in time") from None
-        return distribution.check_rows(check, result, _limits_text(exercise), exact_failed)
 
     def check_rows(self, exercise: Exercise, code: str, exact_failed: bool) -> list[CaseResult]:
         """``check_rows_async`` for callers without an event loop."""

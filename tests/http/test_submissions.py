@@ -10,19 +10,13 @@ from asgi_client import InProcessClient
 from http_fakes import BrokenJudge, FakeJudge, SaturatedJudge
 
 URL = "/api/exercises/add-numbers/submissions"
-REPORT_KEYS = {"status", "verdict", "message", "passed", "total", "duration_ms", "tests"}
+REPORT_KEYS = {
+    "status", "mode", "seed", "verdict", "message", "passed", "total", "duration_ms", "tests"
+}  # fmt: skip
 CASE_KEYS = {
-    "name",
-    "status",
-    "input",
-    "expected",
-    "actual",
-    "message",
-    "output",
-    "duration_ms",
-    "hint",
-    "chart",
-}
+    "name", "status", "group", "hint", "input", "expected", "actual", "message", "output",
+    "duration_ms", "chart",
+}  # fmt: skip
 ONE_MIB = 1 << 20
 
 
