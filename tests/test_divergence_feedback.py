@@ -138,3 +138,43 @@ def test_every_wrong_decision_is_explained(judge: Judge, catalog: Catalog) -> No
                 path.name,
                 first.message,
             )
+
+
+def test_a_custom_input_is_explained_from_the_reference_run_on_demand(
+    judge: Judge, catalog: Catalog
+) -> None:
+    # The trace of an input no one stored: the reference's own child traces it on demand.
+    exercise = catalog.get(VERIFY)
+    code = (ROOT / VERIFY / "wrong_ratio_upside_down.py").read_text()
+    inputs = {
+        "draft_probs": [0.5, 0.25],
+        "target_probs": [0.25, 0.5],
+        "draft_tokens": [3, 4],
+        "target_dist_next": None,
+    }
+    report = judge.run_custom(exercise, code, inputs)
+    message = report.tests[0].message or ""
+    assert message == (
+        "accepted_tokens: position 1: you rejected token 4 but the reference accepted it. "
+        "What the reference did at position 1: token 4: draw 2 gave r = 0.9507; "
+        "a = min(1, 0.5 / 0.25) = 1; r = 0.9507 < 1: accepted."
+    )
+
+
+def test_a_random_case_is_explained_and_shows_both_draw_sequences(
+    judge: Judge, catalog: Catalog
+) -> None:
+    from app.schemas import Group, Mode
+
+    exercise = catalog.get(RESAMPLE)
+    code = (ROOT / RESAMPLE / "wrong_missing_bonus.py").read_text()
+    report = judge.grade(exercise, code, Mode.submit, 7)
+    random_rows = [t for t in report.tests if t.group == Group.random and t.status == Status.failed]
+    assert random_rows
+    explained = [t for t in random_rows if "What the reference did" in (t.message or "")]
+    assert explained, [t.message for t in random_rows]
+    assert any("the bonus row p[" in (t.message or "") for t in explained)
+    assert any(
+        "; the reference draws " in (t.message or "") and "(" in (t.message or "")
+        for t in random_rows
+    )

@@ -12,8 +12,8 @@
 
   const SVG = "http://www.w3.org/2000/svg";
   const WIDTH = 420;
-  const HEIGHT = 180;
-  const MARGIN = { top: 12, right: 8, bottom: 34, left: 40 };
+  const HEIGHT = 200;
+  const MARGIN = { top: 14, right: 8, bottom: 52, left: 40 };
 
   function node(tag, attributes, text) {
     const made = document.createElementNS(SVG, tag);
@@ -82,14 +82,14 @@
       group.append(node("text", { class: "dist-chart__axis", x: middle, y: HEIGHT - MARGIN.bottom + 14, "text-anchor": "middle" }, String(token)));
       svg.append(group);
     });
-    const legendY = HEIGHT - 6;
+    const legendY = HEIGHT - 22;
     svg.append(node("rect", { class: "dist-chart__bar dist-chart__bar--target", x: MARGIN.left, y: legendY - 9, width: 10, height: 10 }));
     svg.append(node("text", { class: "dist-chart__legend", x: MARGIN.left + 14, y: legendY }, "target p"));
     svg.append(node("rect", { class: "dist-chart__bar dist-chart__bar--observed", x: MARGIN.left + 90, y: legendY - 9, width: 10, height: 10 }));
     svg.append(node("text", { class: "dist-chart__legend", x: MARGIN.left + 104, y: legendY }, "your frequency"));
     const verdict = "\u03c7\u00b2 = " + Number(data.statistic).toFixed(2) + (data.passed ? " \u2264 " : " > ") +
       Number(data.threshold).toFixed(2) + " \u00b7 " + data.trials + " steps";
-    svg.append(node("text", { class: "dist-chart__legend", x: WIDTH - MARGIN.right, y: legendY, "text-anchor": "end", "data-testid": "chart-verdict" }, verdict));
+    svg.append(node("text", { class: "dist-chart__legend", x: MARGIN.left, y: HEIGHT - 4, "data-testid": "chart-verdict" }, verdict));
     return svg;
   }
 

@@ -99,3 +99,36 @@ def test_the_chart_has_one_bar_pair_per_token(page: Any, server: Any) -> None:
     assert " > " in drawn["verdict"]  # failed: the statistic above the threshold
     malformed = p.evaluate("() => window.JudgeTeaching.chart({tokens: [0], target: []})")
     assert malformed is None
+
+
+def test_submit_on_resample_draws_the_distribution_chart(page: Any, server: Any) -> None:
+    exercise = server.api(f"/api/exercises/{RESAMPLE}")
+    p = open_exercise(page, RESAMPLE)
+    set_code(p, NOT_NORMALISED.read_text())
+    p.get_by_test_id("submit").click()
+    p.wait_for_function(
+        "() => { const s = document.querySelector('[data-testid=summary]');"
+        " return s && !s.classList.contains('summary--running')"
+        " && !s.classList.contains('summary--idle'); }"
+    )
+    checks = p.locator("[data-testid=test-result][data-group=check]")
+    assert checks.count() == 2
+    assert p.locator("[data-testid=test-group][data-group=check]").count() == 1
+    tokens = []
+    for i in range(checks.count()):
+        row = checks.nth(i)
+        if row.get_attribute("open") is None:
+            row.locator("summary").click()
+        chart = row.get_by_test_id("distribution-chart")
+        assert chart.count() == 1
+        groups = chart.get_by_test_id("chart-token")
+        tokens.append(groups.count())
+        for j in range(groups.count()):  # one bar pair per token
+            assert groups.nth(j).get_by_test_id("chart-bar-target").count() == 1
+            assert groups.nth(j).get_by_test_id("chart-bar-observed").count() == 1
+    assert tokens == [4, 6]
+    first = checks.nth(0)
+    assert first.get_attribute("data-status") == "fail"
+    assert "most over-sampled" in first.inner_text()
+    assert exercise["hint_count"] >= 1
+    page.screenshot("distribution-chart")
