@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install serve test bench loadtest lint clean
+.PHONY: install serve test bench loadtest lint image clean
 
 $(BIN)/judge: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,8 +29,14 @@ loadtest: install
 lint: install
 	$(BIN)/ruff check app sandbox bench tests tools
 	$(BIN)/ruff format --check app sandbox bench tests tools
-	$(BIN)/mypy app sandbox bench tools
+	$(BIN)/mypy app bench tools
+	$(BIN)/mypy --strict sandbox
 	$(BIN)/hadolint --failure-threshold warning Dockerfile
+
+# The container image with podman or docker (docker/build.sh; IMAGE=judge:latest by default).
+IMAGE ?= judge:latest
+image:
+	docker/build.sh $(IMAGE)
 
 clean:
 	rm -rf $(VENV)

@@ -38,7 +38,7 @@ from sandbox.seccomp import ALLOWED, ARGUMENT_RULES, NOT_IMPLEMENTED  # noqa: E4
 DEFAULT_TESTS = (
     "tests/test_solutions.py",
     "tests/test_exercises.py",
-    "tests/sandbox/test_learner_code.py",
+    "tests/sandbox/policy/test_learner_code.py",
     "tests/sandbox/test_generators.py",
     "tests/sandbox/test_rehearsal.py",
     "tests/sandbox/test_deadlines.py",
