@@ -133,3 +133,23 @@ def test_prints_inside_the_check_are_dropped(judge: Judge, exercise: Exercise) -
 def test_exercises_without_a_check_have_no_rows(judge: Judge, catalog: Catalog) -> None:
     verify = catalog.get("speculative-decoding-verify")
     assert judge.check_rows(verify, verify.solution_code, exact_failed=False) == []
+
+
+def test_submit_reports_the_check_after_the_cases(judge: Judge, exercise: Exercise) -> None:
+    from app.schemas import Group, Mode, Verdict
+
+    code = (GOLDEN / "wrong_uniforms_up_front.py").read_text()
+    report = judge.grade(exercise, code, Mode.submit, 11)
+    checks = [t for t in report.tests if t.group == Group.check]
+    assert [t.group for t in report.tests[-len(checks) :]] == [Group.check] * 2
+    assert all(t.status == Status.passed and t.chart is not None for t in checks)
+    assert all((t.message or "").endswith(ORDER_LESSON) for t in checks)
+    assert report.verdict == Verdict.wrong_answer and report.total == len(report.tests)
+    # A step wrong only in distribution... is caught by the cases too; the verdict counts
+    # the check's rows either way.
+    wrong = judge.grade(exercise, (GOLDEN / "wrong_residual_abs.py").read_text(), Mode.submit, 11)
+    failed_checks = [t for t in wrong.tests if t.group == Group.check and t.status != "pass"]
+    assert failed_checks and wrong.passed == sum(t.status == "pass" for t in wrong.tests)
+    # Run never runs the check.
+    run = judge.grade(exercise, code)
+    assert all(t.group != Group.check for t in run.tests)
