@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import struct
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -51,6 +52,13 @@ def split_body(payload: bytes) -> tuple[dict[str, Any], bytes]:
     return _json_object(head), body
 
 
+# A lone surrogate reaches a string either as a JSON escape (\ud800, what json.dumps writes for
+# a learner's chr(0xd800)) or as raw UTF-8-like bytes (ED A0..BF xx), which json.loads of bytes
+# lets through. Either way the trusted side could not encode it again (a report, a database row).
+_SURROGATE_HINT = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _json_object(raw: bytes) -> dict[str, Any]:
     try:
         message = json.loads(raw)
@@ -58,7 +66,20 @@ def _json_object(raw: bytes) -> dict[str, Any]:
         raise ProtocolError(f"frame is not JSON: {type(exc).__name__}") from None
     if not isinstance(message, dict):
         raise ProtocolError("frame is not a JSON object")
+    if _SURROGATE_HINT.search(raw):  # rare; the common frame pays one scan of its bytes
+        message = _without_surrogates(message)
     return message
+
+
+def _without_surrogates(value: Any) -> Any:
+    """The message with every lone surrogate, in keys and values, replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    return value
 
 
 class FrameReader:
