@@ -13,6 +13,9 @@ from app.catalog import Exercise, InputCaps
 from app.errors import InvalidRequest
 
 MAX_SEED = 2**63 - 1
+# Integers of a custom input fit in 64 bits: a float conversion of a larger one overflows, and
+# the sandbox snapshots arguments (for the mutation check) only up to a bounded size.
+MAX_INTEGER = 2**63 - 1
 ROW_SUM_TOLERANCE = 1e-6
 
 
@@ -27,6 +30,11 @@ def _number(value: Any, name: str, want: str = "float") -> float:
         raise BadInput(f"input.{name}: expected an integer, got {value!r}")
     if isinstance(value, float) and not math.isfinite(value):
         raise BadInput(f"input.{name}: numbers must be finite, got {value!r}")
+    if isinstance(value, int) and abs(value) > MAX_INTEGER:
+        raise BadInput(
+            f"input.{name}: integers must lie within ±(2**63 - 1); this one has "
+            f"{len(str(abs(value)))} digits"
+        )
     return float(value)
 
 
@@ -125,16 +133,21 @@ def _empty(value: dict[str, Any], name: str) -> None:
 
 
 def _rows_problem(value: list[Any], name: str) -> str | None:
-    rows = value if value and isinstance(value[0], list) else [value]
+    matrix = bool(value) and isinstance(value[0], list)
+    rows = value if matrix else [value]
     for index, row in enumerate(rows):
         if any(isinstance(x, list) for x in row):
             return None  # deeper than a matrix: nothing to say about rows
+        lead = f"{name} row {index} is not a probability distribution"
+        # A negative entry first: it is the mistake behind a row such as [2.0, -1.0].
+        for test, says in ((lambda x: x < 0, "is negative"), (lambda x: x > 1, "is above 1")):
+            position = next((i for i, x in enumerate(row) if test(x)), None)
+            if position is not None:  # "above 1" also keeps fsum from overflowing (1e308 x 2)
+                entry = f"{name}[{index}][{position}]" if matrix else f"{name}[{position}]"
+                return f"{lead} ({entry} = {row[position]!r} {says})"
         total = math.fsum(row)
-        if any(x < 0 for x in row) or abs(total - 1) > ROW_SUM_TOLERANCE:
-            return (
-                f"{name} row {index} is not a probability distribution "
-                f"(its entries sum to {total:.6g})"
-            )
+        if abs(total - 1) > ROW_SUM_TOLERANCE:
+            return f"{lead} (its entries sum to {total:.6g})"
     return None
 
 

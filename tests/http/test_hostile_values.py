@@ -51,3 +51,59 @@ def test_a_lone_surrogate_in_a_custom_run_is_reported_not_a_500(
     response = api.post(f"{GAMMA}/runs", json={"code": code, "input": GAMMA_INPUT})
     assert response.status_code == 200, response.text
     assert REPLACEMENT in response.text
+
+
+RESAMPLE = "/api/exercises/speculative-decoding-resample"
+RESAMPLE_INPUT = {
+    "p": [[0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]],
+    "q": [[0.5, 0.3, 0.2], [0.2, 0.2, 0.6]],
+    "draft": [0, 2],
+    "rng": {"scripted": [0.5, 0.8, 0.1]},
+}
+VERIFY_INPUT = {
+    "draft_probs": [0.5, 0.5],
+    "target_probs": [0.25, 0.5],
+    "draft_tokens": [3, 4],
+    "target_dist_next": None,
+}
+
+HUGE_NUMBERS = [
+    (VERIFY, {**VERIFY_INPUT, "draft_tokens": [3, 10**400]}, "input.draft_tokens[1]"),
+    (VERIFY, {**VERIFY_INPUT, "draft_probs": [0.5, 10**300]}, "input.draft_probs[1]"),
+    (VERIFY, {**VERIFY_INPUT, "target_dist_next": [2**64]}, "input.target_dist_next[0]"),
+    (
+        RESAMPLE,
+        {**RESAMPLE_INPUT, "q": [[0.5, 0.25, -(10**4000)], [0.2, 0.2, 0.6]]},
+        "input.q[0][2]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("url", "given", "named"), HUGE_NUMBERS)
+def test_an_integer_beyond_64_bits_is_a_422_naming_the_parameter(
+    api: InProcessClient, url: str, given: dict[str, object], named: str
+) -> None:
+    response = api.post(f"{url}/runs", json={"code": "x = 1\n", "input": given})
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"].startswith(named + ": integers must lie within")
+
+
+def test_huge_floats_in_a_distribution_are_a_note_not_an_overflow(api: InProcessClient) -> None:
+    given = {**RESAMPLE_INPUT, "p": [[1e308, 1e308, 0.0], [0.5, 0.5, 0.0], [0.5, 0.5, 0.0]]}
+    response = api.post(f"{RESAMPLE}/runs", json={"code": "x = 1\n", "input": given})
+    assert response.status_code == 200, response.text
+    (test,) = response.json()["tests"]
+    assert (
+        "p row 0 is not a probability distribution (p[0][0] = 1e+308 is above 1)"
+        in (test["message"])
+    )
+
+
+def test_a_row_with_a_negative_entry_names_the_entry_not_the_sum(api: InProcessClient) -> None:
+    given = {**RESAMPLE_INPUT, "q": [[2.0, -1.0, 0.0], [0.2, 0.2, 0.6]]}
+    response = api.post(f"{RESAMPLE}/runs", json={"code": "x = 1\n", "input": given})
+    (test,) = response.json()["tests"]
+    assert (
+        "q row 0 is not a probability distribution (q[0][1] = -1.0 is negative)"
+        in (test["message"])
+    )
