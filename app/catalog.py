@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import re
 import tomllib
 from collections.abc import Callable, Mapping
@@ -56,6 +57,15 @@ class Case:
 
 
 @dataclass(frozen=True)
+class ScalarRange:
+    """A ``value`` parameter that is one number: its type and closed range (``[custom]``)."""
+
+    type: str  # "int" | "float"
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
 class InputCaps:
     """How large a learner's own input may be (``[custom]`` in exercise.toml)."""
 
@@ -63,6 +73,7 @@ class InputCaps:
     max_elements: int = DEFAULT_MAX_ELEMENTS
     item_types: Mapping[str, str] = field(default_factory=dict)  # param -> "int" | "float"
     distributions: tuple[str, ...] = ()  # ndarray params whose rows are probability vectors
+    scalars: Mapping[str, ScalarRange] = field(default_factory=dict)  # value params, one number
 
 
 @dataclass(frozen=True)
@@ -368,7 +379,7 @@ def _random_case_count(raw: Any, where: Path, random_case: RandomCase | None) ->
 
 
 def _input_caps(raw: Any, where: Path, parameters: dict[str, str]) -> InputCaps:
-    keys = {"max_length", "max_elements", "items", "distributions"}
+    keys = {"max_length", "max_elements", "items", "distributions", "scalars"}
     _require(
         isinstance(raw, dict) and set(raw) <= keys, where, f"[custom] may only set {sorted(keys)}"
     )
@@ -396,7 +407,39 @@ def _input_caps(raw: Any, where: Path, parameters: dict[str, str]) -> InputCaps:
         max_elements=raw.get("max_elements", DEFAULT_MAX_ELEMENTS),
         item_types=dict(items),
         distributions=tuple(distributions),
+        scalars=_scalar_ranges(raw.get("scalars", {}), where, parameters),
     )
+
+
+def _scalar_ranges(raw: Any, where: Path, parameters: dict[str, str]) -> dict[str, ScalarRange]:
+    """``[custom] scalars``: value parameters that are one number, e.g. ``{ type = "int",
+    min = 0, max = 1000 }``; a learner's input outside the range is a 422 before anything runs."""
+    message = (
+        '[custom] scalars maps value parameters to { type = "int" | "float", min = <number>, '
+        "max = <number> } with min <= max"
+    )
+    _require(isinstance(raw, dict), where, message)
+    ranges = {}
+    for name, spec in raw.items():
+        ok = (
+            parameters.get(name) == "value"
+            and isinstance(spec, dict)
+            and set(spec) == {"type", "min", "max"}
+            and spec["type"] in ("int", "float")
+            and all(
+                type(spec[end]) in (int, float) and math.isfinite(spec[end])
+                for end in ("min", "max")
+            )
+        )
+        _require(ok and spec["min"] <= spec["max"], where, f"{message} ({name})")
+        if spec["type"] == "int":
+            _require(
+                all(type(spec[end]) is int for end in ("min", "max")),
+                where,
+                f"[custom] scalars: the range of the int parameter {name} must be integers",
+            )
+        ranges[name] = ScalarRange(spec["type"], spec["min"], spec["max"])
+    return ranges
 
 
 def _load_tolerance(raw: Any, meta_path: Path) -> Tolerance:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from app.catalog import Exercise, InputCaps
+from app.catalog import Exercise, InputCaps, ScalarRange
 from app.errors import InvalidRequest
 
 MAX_SEED = 2**63 - 1
@@ -151,6 +151,21 @@ def _rows_problem(value: list[Any], name: str) -> str | None:
     return None
 
 
+def _scalar(value: Any, name: str, allowed: ScalarRange) -> None:
+    """One number of the declared type within its range (``[custom] scalars``)."""
+    kind = "an integer" if allowed.type == "int" else "a number"
+    low, high = (_bound(end, allowed.type) for end in (allowed.low, allowed.high))
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BadInput(f"input.{name}: expected {kind} from {low} to {high}, got {_kind(value)}")
+    number = _number(value, name, allowed.type)
+    if not allowed.low <= number <= allowed.high:
+        raise BadInput(f"input.{name}: expected {kind} from {low} to {high}, got {value!r}")
+
+
+def _bound(end: float, kind: str) -> str:
+    return str(int(end)) if kind == "int" or float(end).is_integer() else repr(end)
+
+
 def _rng(value: Any, name: str, budget: _Budget) -> None:
     if not isinstance(value, dict) or len(value) != 1 or not {"seed", "scripted"} & set(value):
         raise BadInput(
@@ -202,6 +217,8 @@ def validate(exercise: Exercise, raw: Any) -> list[str]:
                 note = _rows_problem(value, name)
                 if note:
                     notes.append(note)
+        elif name in caps.scalars:
+            _scalar(value, name, caps.scalars[name])
         else:
             _any_value(value, name, budget)
     return notes

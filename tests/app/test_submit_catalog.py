@@ -96,3 +96,20 @@ def test_the_generator_draws_only_from_the_generator_it_is_given() -> None:
     a = exercise.random_case(np.random.default_rng(3))
     b = exercise.random_case(np.random.default_rng(3))
     assert a == b
+
+
+@pytest.mark.parametrize(
+    "declared",
+    [
+        'draft_probs = { type = "float", min = 0, max = 1 }',  # a list parameter
+        'target_dist_next = { type = "float", min = 1, max = 0 }',  # empty range
+        'target_dist_next = { type = "text", min = 0, max = 1 }',
+        'target_dist_next = { type = "int", min = 0 }',
+        'target_dist_next = { type = "int", min = 0, max = 1.5 }',
+    ],
+)
+def test_bad_scalar_ranges_are_refused(folder: Path, declared: str) -> None:
+    toml = folder / "exercise.toml"
+    toml.write_text(toml.read_text() + f"\n[custom.scalars]\n{declared}\n")
+    with pytest.raises(ExerciseError, match=r"\[custom\] scalars"):
+        load_exercise(folder)

@@ -107,3 +107,35 @@ def test_a_row_with_a_negative_entry_names_the_entry_not_the_sum(api: InProcessC
         "q row 0 is not a probability distribution (q[0][1] = -1.0 is negative)"
         in (test["message"])
     )
+
+
+SCALAR_INPUTS = [
+    ({**GAMMA_INPUT, "max_gamma": 10**15}, "input.max_gamma: expected an integer from 0 to 1000"),
+    ({**GAMMA_INPUT, "max_gamma": -1}, "input.max_gamma: expected an integer from 0 to 1000"),
+    ({**GAMMA_INPUT, "max_gamma": 2.0}, "input.max_gamma: expected an integer"),
+    ({**GAMMA_INPUT, "max_gamma": True}, "input.max_gamma: expected an integer from 0 to 1000"),
+    ({**GAMMA_INPUT, "max_gamma": "16"}, "input.max_gamma: expected an integer from 0 to 1000"),
+    ({**GAMMA_INPUT, "alpha": 1.5}, "input.alpha: expected a number from 0 to 1, got 1.5"),
+    ({**GAMMA_INPUT, "alpha": None}, "input.alpha: expected a number from 0 to 1, got null"),
+    ({**GAMMA_INPUT, "alpha": [0.5]}, "input.alpha: expected a number from 0 to 1, got a list"),
+    ({**GAMMA_INPUT, "c": -0.1}, "input.c: expected a number from 0 to 100, got -0.1"),
+    ({**GAMMA_INPUT, "c": 1e300}, "input.c: expected a number from 0 to 100"),
+]
+
+
+@pytest.mark.parametrize(("given", "says"), SCALAR_INPUTS)
+def test_choose_gamma_scalars_outside_their_declared_range_are_a_422(
+    api: InProcessClient, given: dict[str, object], says: str
+) -> None:
+    response = api.post(f"{GAMMA}/runs", json={"code": "x = 1\n", "input": given})
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"].startswith(says), response.json()
+
+
+def test_choose_gamma_scalars_at_the_ends_of_their_ranges_run(api: InProcessClient) -> None:
+    code = "def choose_gamma(alpha, c, max_gamma):\n    return 0, 1.0\n"
+    given = {"alpha": 1, "c": 100, "max_gamma": 1000}  # ints where floats are due, too
+    response = api.post(f"{GAMMA}/runs", json={"code": code, "input": given})
+    assert response.status_code == 200, response.text
+    (test,) = response.json()["tests"]
+    assert test["expected"] == [0, 1.0] and test["status"] == "pass"
