@@ -24,6 +24,8 @@ def print_report(report: Report, stream=sys.stdout) -> None:  # type: ignore[no-
     """A human-readable report: summary line, then one line per case with its message."""
     marks = {Status.passed: "PASS", Status.failed: "FAIL", Status.error: "ERROR"}
     seed = f", random cases of seed {report.seed}" if report.seed is not None else ""
+    if report.replayed_seed is not None:
+        seed += f" and of seed {report.replayed_seed} replayed"
     print(
         f"{report.verdict.value}: {report.passed}/{report.total} tests passed "
         f"({report.mode.value}{seed}, {report.duration_ms:.1f} ms)",

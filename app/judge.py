@@ -373,11 +373,21 @@ class Judge:
         submit = Mode(mode) is Mode.submit
         cases = case_sets.stored_cases(exercise, submit)
         drawn: list[dict[str, Any]] = []
+        names: list[str] = []
+        replayed, seed = (seed, None) if submit and exercise.random_cases else (None, None)
         if submit and exercise.random_cases:
-            seed = case_sets.fresh_seed() if seed is None else seed
-            drawn = case_sets.random_inputs(exercise, seed)
-        else:
-            seed = None
+            # A seed the client chose replays those cases, and fresh ones are drawn beside them
+            # every time: a table of answers learnt from one report never passes a Submit.
+            seed = case_sets.fresh_seed()
+            if replayed is not None:
+                replay = case_sets.random_inputs(exercise, replayed)
+                drawn += replay
+                names += [
+                    f"replay of seed {replayed}: random {n}" for n in range(1, len(replay) + 1)
+                ]
+            fresh = case_sets.random_inputs(exercise, seed)
+            drawn += fresh
+            names += [f"random {n}" for n in range(1, len(fresh) + 1)]
         inputs = [case.input for case in cases] + drawn
         learner = self.submit(exercise, code, inputs)
         # Submitted together, so the reference and the distribution check run beside the
@@ -387,10 +397,12 @@ class Judge:
         result = await self._outcome(exercise, learner)
         if reference is not None:
             expected = await self._outcome(exercise, reference)
-            cases += case_sets.expected_cases(exercise, drawn, expected, "random {n}", "random")
+            cases += case_sets.expected_cases(exercise, drawn, expected, names, "random")
         checked = await self._outcome(exercise, check) if check is not None else None
         duration = (time.perf_counter() - started) * 1000
         report = build_report(exercise, result, duration, cases, Mode(mode), seed)
+        if replayed is not None:
+            report = report.model_copy(update={"replayed_seed": replayed})
         if checked is not None and exercise.distribution is not None:
             rows = distribution.check_rows(
                 exercise.distribution,

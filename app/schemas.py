@@ -81,6 +81,11 @@ class Report(BaseModel):
     status: Status
     mode: Mode = Mode.run
     seed: int | None = Field(None, description="the random cases' seed (Submit only)")
+    replayed_seed: int | None = Field(
+        None,
+        description="Submit with a seed: the earlier seed whose random cases were run again, "
+        "beside fresh ones of `seed`",
+    )
     verdict: Verdict
     message: str | None = None
     passed: int = 0
