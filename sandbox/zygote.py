@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox import protocol
+from sandbox.budget import DEMOTE_CPU_S, DEMOTE_WALL_S, MIN_CHECK_S, cpu_seconds, demote
 from sandbox.child import receive_assignment, rehearse, run_job
 from sandbox.compiler import HELPERS_FILENAME, compile_learner
 from sandbox.confine import Confinement, default_read_paths
@@ -54,36 +55,51 @@ class Spare:
 
 @dataclass
 class Attempt:
-    """One child working on one job, from a given case on."""
+    """One child working on one job, from a given case on.
+
+    The job's budget is shared by its attempts: ``spent_cpu`` and ``spent_wall`` are what the
+    earlier children of the same job used (a case that crashed its child continues in a fresh
+    one, with what is left). ``cpu_start`` is the child's CPU clock when it got the job.
+    """
 
     job_id: int
     spare: Spare
     first_case: int
     cases: int
     assigned: float
+    spent_cpu: float = 0.0
+    spent_wall: float = 0.0
+    cpu_start: float = 0.0
+    slow: bool = False  # parked in the slow lane (demoted), not holding a fast slot
     timed_out: bool = False
 
-    def deadline(self, now: float) -> float:
-        """When this child must be stopped, by the zygote's clock and the child's claims.
+    def cpu_used(self) -> float:
+        """CPU seconds this job has used, this child included; a clock that cannot be read
+        counts as wall time (never in the learner's favour)."""
+        now = cpu_seconds(self.spare.pid)
+        own = time.monotonic() - self.assigned if now is None else max(0.0, now - self.cpu_start)
+        return self.spent_cpu + own
 
-        The child says which case it runs and since when; the claim only moves the deadline
-        within bounds set here: never before the assignment, never in the future, never past
-        one full budget per remaining case. The first case of a child shares its budget with
-        everything before it (compiling, the module's top level): a top level that burns most
-        of a budget would otherwise get a free budget in every fresh child of the same job.
-        """
-        budget = self.spare.limits.time_ms / 1000
-        running, started = self.spare.mailbox.running()
-        begin = (
-            min(max(started, self.assigned), now) if running > self.first_case else self.assigned
-        )
-        remaining = self.cases - self.first_case
-        return min(begin + budget, self.assigned + budget * (remaining + 1))
+    def wall_used(self, now: float) -> float:
+        return self.spent_wall + (now - self.assigned)
+
+    def budget_left(self, now: float) -> float:
+        """Seconds before this job could be over its budget (CPU or the wall backstop)."""
+        limits = self.spare.limits
+        cpu = limits.time_ms / 1000 - self.cpu_used()
+        wall = limits.wall_ms / 1000 - self.wall_used(now)
+        return min(cpu, wall)
+
+    def demotion_left(self, now: float) -> float:
+        """Seconds before this fast-lane job has run long enough to be demoted."""
+        cpu = DEMOTE_CPU_S - (self.cpu_used() - self.spent_cpu)
+        return min(cpu, self.assigned + DEMOTE_WALL_S - now)
 
 
 class Zygote:
-    def __init__(self, workers: int) -> None:
-        self.workers = workers
+    def __init__(self, workers: int, slow_lane: int | None = None) -> None:
+        self.workers = workers  # fast slots: children at normal priority, one per core
+        self.slow_lane = 4 * workers if slow_lane is None else slow_lane  # parked children
         self.policy = Policy()
         self.confinement = Confinement(default_read_paths())
         self.selector = selectors.DefaultSelector()
@@ -123,21 +139,38 @@ class Zygote:
             header, body = protocol.split_body(payload)
             op = header.get("op")
             if op == "run":
-                self.queue.append((header, body))
+                if header.get("lane") == "slow" and self.slow_in_use() < self.slow_lane:
+                    # The rest of a demoted job (after a crash): straight back to the slow lane.
+                    self.start(header, body, slow=True)
+                else:
+                    self.queue.append((header, body))
             elif op == "helpers":
                 self.remember_helpers(str(header.get("key")), body)
             elif op == "stop":
                 self.stopping = True
         self.dispatch()
 
+    def slow_in_use(self) -> int:
+        return sum(attempt.slow for attempt in self.attempts.values())
+
+    def fast_in_use(self) -> int:
+        return len(self.attempts) - self.slow_in_use()
+
     def dispatch(self) -> None:
-        while self.queue and len(self.attempts) < self.workers:
+        while self.queue and self.fast_in_use() < self.workers:
             header, body = self.queue.popleft()
-            try:
-                limits = Limits(**header["limits"])
-                self.assign(header, limits, body)
-            except (KeyError, TypeError, ValueError) as exc:
-                self.send({"job": header.get("job"), "error": f"bad job: {exc}"})
+            self.start(header, body, slow=False)
+
+    def start(self, header: dict[str, Any], body: bytes, *, slow: bool) -> None:
+        try:
+            limits = Limits(**header["limits"])
+            attempt = self.assign(header, limits, body)
+        except (KeyError, TypeError, ValueError) as exc:
+            self.send({"job": header.get("job"), "error": f"bad job: {exc}"})
+            return
+        if slow:
+            attempt.slow = True
+            demote(attempt.spare.pid)
 
     def remember_helpers(self, key: str, body: bytes) -> None:
         """Compile an exercise's helpers (the host's own code, never a learner's) once."""
@@ -205,11 +238,13 @@ class Zygote:
                 return spare
         return self.fork_spare(limits)
 
-    def assign(self, header: dict[str, Any], limits: Limits, body: bytes) -> None:
+    def assign(self, header: dict[str, Any], limits: Limits, body: bytes) -> Attempt:
         """Hand one job (from its first case on) to a confined child."""
         self.recent_limits = limits
         spare = self.take_spare(limits)
         first_case = int(header["first_case"])
+        spent_cpu = float(header.get("spent_cpu_ms", 0.0)) / 1000
+        spent_wall = float(header.get("spent_wall_ms", 0.0)) / 1000
         routing = {"first_case": first_case, "helpers_key": header.get("helpers_key")}
         assignment = protocol.encode_with_body(routing, body)
         try:
@@ -221,10 +256,18 @@ class Zygote:
         finally:
             os.close(spare.job_fd)
         attempt = Attempt(
-            int(header["job"]), spare, first_case, int(header["cases"]), time.monotonic()
+            int(header["job"]),
+            spare,
+            first_case,
+            int(header["cases"]),
+            time.monotonic(),
+            spent_cpu=spent_cpu,
+            spent_wall=spent_wall,
+            cpu_start=cpu_seconds(spare.pid) or 0.0,
         )
         self.attempts[spare.exit_fd] = attempt
         self.selector.register(spare.exit_fd, selectors.EVENT_READ, attempt)
+        return attempt
 
     def _child_main(self, limits: Limits, job_fd: int, exit_fd: int, mailbox: Mailbox) -> None:
         status = 0
@@ -296,6 +339,7 @@ class Zygote:
     def finish(self, attempt: Attempt) -> None:
         """The child is done (or must be): kill its group, reap it, relay its mailbox."""
         spare = attempt.spare
+        cpu_ms = (attempt.cpu_used() - attempt.spent_cpu) * 1000  # read before the kill
         self.selector.unregister(spare.exit_fd)
         del self.attempts[spare.exit_fd]
         if spare.mailbox.done() and not attempt.timed_out:
@@ -316,23 +360,35 @@ class Zygote:
             "timed_out": attempt.timed_out,
             "overflowed": spare.mailbox.overflowed(),
             "elapsed_ms": (time.monotonic() - attempt.assigned) * 1000,
+            "cpu_ms": cpu_ms,
         }
         self.send(report, spare.mailbox.raw())
         spare.mailbox.close()
         self.dispatch()
 
-    def check_deadlines(self) -> float | None:
-        """Stop every child past its deadline; returns seconds until the next one."""
+    def check_budgets(self) -> float | None:
+        """Stop every job past its budget and demote every fast one that has run long;
+        returns seconds until one of them could be due again (None: nothing to watch)."""
         now = time.monotonic()
         for attempt in list(self.attempts.values()):
-            if now >= attempt.deadline(now):
+            if attempt.budget_left(now) <= 0:
                 attempt.timed_out = True
                 self.finish(attempt)
+        room = self.slow_lane - self.slow_in_use()
+        for attempt in self.attempts.values():
+            if room > 0 and not attempt.slow and attempt.demotion_left(now) <= 0:
+                attempt.slow = True
+                room -= 1
+                demote(attempt.spare.pid)
+                self.send({"job": attempt.job_id, "event": "demoted"})
+        self.dispatch()  # the fast slots just freed
         if not self.attempts:
             return None
         now = time.monotonic()
-        soonest = min(attempt.deadline(now) for attempt in self.attempts.values())
-        return max(0.0, soonest - now)
+        waits = [attempt.budget_left(now) for attempt in self.attempts.values()]
+        if room > 0:  # a full slow lane frees only when a child exits, which wakes us anyway
+            waits += [a.demotion_left(now) for a in self.attempts.values() if not a.slow]
+        return max(MIN_CHECK_S, min(waits))
 
     # -- main loop ----------------------------------------------------------------------
 
@@ -355,7 +411,7 @@ class Zygote:
                     self.on_control()
                 elif not self.stopping:
                     self.on_exit_fd(key.data)
-            timeout = self.check_deadlines()
+            timeout = self.check_budgets()
             if self.spare_due():
                 if not events:
                     self.replenish()
@@ -375,11 +431,12 @@ class Zygote:
 
 def main() -> None:
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+    slow_lane = int(sys.argv[2]) if len(sys.argv) > 2 else None
     # The host's death closes our stdin, which stops the loop and kills every child. (No
     # parent-death signal here: it would follow the host *thread* that started us.)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.nice(NICENESS)
-    zygote = Zygote(workers)
+    zygote = Zygote(workers, slow_lane)
     zygote.warm()
     zygote.serve()
 
