@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from app.checks import parse_type
+from app.tolerance import EXACT, Tolerance
 from sandbox import Job, Limits, RandomMode
 
 EXERCISES_DIR = Path(__file__).resolve().parent.parent / "exercises"
@@ -60,6 +61,7 @@ class Exercise:
     return_names: tuple[str, ...] = ()
     feedback: dict[str, str] = field(default_factory=dict)
     order: int = 0
+    tolerance: Tolerance = EXACT
 
     def case_inputs(self) -> list[dict[str, Any]]:
         """The inputs only: the part of each case that may cross into the sandbox."""
@@ -205,6 +207,8 @@ def load_exercise(folder: Path) -> Exercise:
         "[feedback] may only set the strings extra, missing, differs and empty",
     )
 
+    tolerance = _load_tolerance(meta.get("compare", {}), meta_path)
+
     cases = load_cases(folder / "cases.json", parameters)
     _require(
         len(cases) == CASES_PER_EXERCISE,
@@ -238,7 +242,21 @@ def load_exercise(folder: Path) -> Exercise:
         return_names=tuple(return_names),
         feedback=dict(feedback),
         order=order,
+        tolerance=tolerance,
     )
+
+
+def _load_tolerance(raw: Any, meta_path: Path) -> Tolerance:
+    """``[compare]``: how close a returned float must be to the reference's (default exact)."""
+    _require(
+        isinstance(raw, dict) and set(raw) <= {"rel_tol", "abs_tol"},
+        meta_path,
+        "[compare] may only set the numbers rel_tol and abs_tol",
+    )
+    try:
+        return Tolerance(**raw)
+    except ValueError as exc:
+        raise ExerciseError(f"{meta_path}: [compare] {exc}") from None
 
 
 class Catalog:

@@ -8,13 +8,13 @@ arrive as JSON tags describing exact types, and are compared as plain data.
 from __future__ import annotations
 
 import functools
-import math
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.tolerance import EXACT, Tolerance, as_number, float_mismatch
 from sandbox import CaseRun, Outcome
 
 # -- the return contract: a tiny type grammar ("tuple[list[int], int]") ---------------------
@@ -178,23 +178,32 @@ def type_problem(tagged: Any, spec: TypeSpec, what: str, names: tuple[str, ...] 
 # -- comparing values -----------------------------------------------------------------------
 
 
-def same(actual: Any, expected: Any) -> bool:
-    """Plain-data equality; floats within a relative 1e-9 (ints and bools exactly)."""
+def same(actual: Any, expected: Any, tolerance: Tolerance = EXACT) -> bool:
+    """Plain-data equality; floats within ``tolerance`` of the expected (ints, bools exactly)."""
     if isinstance(expected, bool) or isinstance(actual, bool):
         return type(actual) is type(expected) and actual == expected
-    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
-        if isinstance(expected, int) and isinstance(actual, int):
-            return actual == expected
-        return math.isclose(actual, expected, rel_tol=1e-9, abs_tol=1e-12)
+    wanted, got = as_number(expected), as_number(actual)
+    if wanted is not None and got is not None:
+        if isinstance(wanted, int) and isinstance(got, int):
+            return got == wanted
+        return tolerance.allows(float(got), float(wanted))
     if isinstance(expected, list) and isinstance(actual, list):
         return len(actual) == len(expected) and all(
-            same(a, e) for a, e in zip(actual, expected, strict=True)
+            same(a, e, tolerance) for a, e in zip(actual, expected, strict=True)
         )
     if isinstance(expected, dict) and isinstance(actual, dict):
         return actual.keys() == expected.keys() and all(
-            same(actual[k], expected[k]) for k in expected
+            same(actual[k], expected[k], tolerance) for k in expected
         )
     return bool(actual == expected) and type(actual) is type(expected)
+
+
+def _float_pair(actual: Any, expected: Any) -> tuple[float, float] | None:
+    """Both values as floats when they are numbers and at least one is a float, else None."""
+    got, wanted = as_number(actual), as_number(expected)
+    if got is None or wanted is None or (isinstance(got, int) and isinstance(wanted, int)):
+        return None
+    return float(got), float(wanted)
 
 
 @dataclass(frozen=True)
@@ -211,9 +220,11 @@ class Feedback:
     empty: str | None = None
 
 
-def value_problem(actual: Any, expected: Any, what: str, feedback: Feedback) -> str | None:
-    """None when equal, else the first difference in words."""
-    if same(actual, expected):
+def value_problem(
+    actual: Any, expected: Any, what: str, feedback: Feedback, tolerance: Tolerance = EXACT
+) -> str | None:
+    """None when equal (floats within ``tolerance``), else the first difference in words."""
+    if same(actual, expected, tolerance):
         return None
     if isinstance(actual, list) and isinstance(expected, list):
         if not actual and feedback.empty is not None:
@@ -223,10 +234,16 @@ def value_problem(actual: Any, expected: Any, what: str, feedback: Feedback) -> 
                 return feedback.extra.format(i=i, actual=_show(actual[i]), expected="")
             if i >= len(actual):
                 return feedback.missing.format(i=i, actual="", expected=_show(expected[i]))
-            if not same(actual[i], expected[i]):
+            if not same(actual[i], expected[i], tolerance):
+                floats = _float_pair(actual[i], expected[i])
+                if floats:
+                    return f"position {i}: {float_mismatch(*floats, tolerance)}"
                 return feedback.differs.format(
                     i=i, actual=_show(actual[i]), expected=_show(expected[i])
                 )
+    floats = _float_pair(actual, expected)
+    if floats:
+        return f"{what}: {float_mismatch(*floats, tolerance)}"
     return f"{what}: you returned {_show(actual)} but the reference returned {_show(expected)}"
 
 
@@ -251,6 +268,10 @@ def exhausted_message(drawn: int | None, expected: int | None) -> str:
     return f"your function {asked}, more than this case provides{reference}"
 
 
+# What the mutation check always allowed: it is after pops, clamps and overwrites, not round-off.
+_MUTATION_TOLERANCE = Tolerance(rel_tol=1e-9, abs_tol=1e-12)
+
+
 def mutation_problem(
     inputs: dict[str, Any], after: dict[str, Any] | None, kinds: dict[str, str]
 ) -> str | None:
@@ -262,8 +283,9 @@ def mutation_problem(
             continue
         now = after[name] if kind == "ndarray" else plain(after[name])
         # Python's == first: it runs in C and settles the usual case (untouched) at once; an
-        # in-place change of a value to an equal one of another type (1 -> 1.0) is not news.
-        if now != inputs[name] and not same(now, inputs[name]):
+        # in-place change of a value to an equal one of another type (1 -> 1.0) is not news,
+        # nor is one at the last bits (re-normalising a row that already sums to 1).
+        if now != inputs[name] and not same(now, inputs[name], _MUTATION_TOLERANCE):
             return (
                 f"your function modified its argument {name} (it was {_show(inputs[name])}, "
                 f"afterwards {_show(now)}); the function must not change its inputs"

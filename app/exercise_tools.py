@@ -49,7 +49,7 @@ def check_exercise(judge: Judge, exercise: Exercise) -> list[str]:
     except ExerciseError as exc:
         return [str(exc)]
     for case, fresh in zip(exercise.cases, regenerated, strict=True):
-        if not checks.same(case.expected, fresh):
+        if not checks.same(case.expected, fresh, exercise.tolerance):
             problems.append(
                 f"case {case.name!r}: stored expected {json.dumps(case.expected)} but the "
                 f"reference now gives {json.dumps(fresh)} (run `judge exercises regen`)"

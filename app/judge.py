@@ -143,11 +143,13 @@ def _value_problems(
         for position, (part, wanted) in enumerate(zip(actual, expected, strict=False)):
             names = exercise.return_names
             what = names[position] if position < len(names) else f"item {position}"
-            problem = checks.value_problem(part, wanted, what, feedback)
+            problem = checks.value_problem(part, wanted, what, feedback, exercise.tolerance)
             if problem:
                 problems.append(problem if problem.startswith(what) else f"{what}: {problem}")
         return problems[:1]  # the first difference is the one to fix; the rest usually follow
-    problem = checks.value_problem(actual, expected, "your return value", feedback)
+    problem = checks.value_problem(
+        actual, expected, "your return value", feedback, exercise.tolerance
+    )
     return [problem] if problem else []
 
 

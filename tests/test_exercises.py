@@ -10,6 +10,7 @@ from app.catalog import EXERCISES_DIR, Catalog, ExerciseError, load_exercise
 from app.exercise_tools import check_exercise, format_cases, reference_expectations
 from app.judge import Judge
 from app.schemas import Status, Verdict
+from app.tolerance import EXACT, Tolerance
 
 FOLDERS = sorted(p for p in EXERCISES_DIR.iterdir() if (p / "exercise.toml").is_file())
 
@@ -18,6 +19,7 @@ def test_there_are_exercises() -> None:
     assert {p.name for p in FOLDERS} >= {
         "speculative-decoding-verify",
         "speculative-decoding-resample",
+        "speculative-decoding-choose-gamma",
     }
 
 
@@ -92,6 +94,18 @@ def test_a_changed_expectation_is_caught(tmp_path, judge: Judge) -> None:
     assert any("stored expected" in problem for problem in problems)
 
 
+def _append(path, text: str) -> None:
+    path.write_text(path.read_text() + "\n" + text)
+
+
+def test_floats_are_exact_unless_an_exercise_declares_a_tolerance(catalog: Catalog) -> None:
+    for exercise_id in ("speculative-decoding-verify", "speculative-decoding-resample"):
+        assert catalog.get(exercise_id).tolerance == EXACT
+    assert catalog.get("speculative-decoding-choose-gamma").tolerance == Tolerance(
+        rel_tol=1e-9, abs_tol=1e-12
+    )
+
+
 @pytest.mark.parametrize(
     ("mutate", "complaint"),
     [
@@ -115,6 +129,24 @@ def test_a_changed_expectation_is_caught(tmp_path, judge: Judge) -> None:
                 (d / "exercise.toml").read_text().replace("order = 1 ", 'order = "first" ')
             ),
             "'order' must be an integer",
+        ),
+        (
+            lambda d: _append(d / "exercise.toml", "[compare]\nrel_tol = -1e-9\n"),
+            r"exercise.toml: \[compare\] rel_tol must be a finite number >= 0",
+        ),
+        (
+            lambda d: _append(d / "exercise.toml", '[compare]\nabs_tol = "tiny"\n'),
+            r"\[compare\] abs_tol must be a finite number >= 0",
+        ),
+        (
+            lambda d: _append(d / "exercise.toml", "[compare]\nrelative = 1e-9\n"),
+            r"\[compare\] may only set the numbers rel_tol and abs_tol",
+        ),
+        (
+            lambda d: (d / "exercise.toml").write_text(
+                "compare = 1e-9\n" + (d / "exercise.toml").read_text()
+            ),
+            r"\[compare\] may only set the numbers rel_tol and abs_tol",
         ),
     ],
 )

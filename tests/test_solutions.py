@@ -6,6 +6,7 @@ Each ``tests/solutions/<exercise>/wrong_*.py`` starts with ``# expect: <verdict>
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from app.catalog import Catalog
 from app.judge import Judge
 from app.schemas import Status
+from app.tolerance import EXACT
 
 ROOT = Path(__file__).parent / "solutions"
 CORRECT = sorted(ROOT.glob("*/correct_*.py"))
@@ -27,6 +29,9 @@ def test_enough_golden_submissions() -> None:
     for exercise in ("speculative-decoding-verify", "speculative-decoding-resample"):
         assert len(list((ROOT / exercise).glob("correct_*.py"))) >= 12
         assert len(list((ROOT / exercise).glob("wrong_*.py"))) >= 12
+    # choose-gamma: three ways of summing the series, and its eight classic mistakes at least
+    assert len(list((ROOT / "speculative-decoding-choose-gamma").glob("correct_*.py"))) >= 3
+    assert len(list((ROOT / "speculative-decoding-choose-gamma").glob("wrong_*.py"))) >= 8
 
 
 @pytest.mark.parametrize("path", CORRECT, ids=_id)
@@ -65,3 +70,19 @@ def test_wrong_solution_fails_where_and_how_expected(
         text = first.message
     if phrase:
         assert phrase.lower() in text.lower(), text
+
+
+def test_the_declared_tolerance_is_what_lets_another_summation_order_pass(
+    judge: Judge, catalog: Catalog
+) -> None:
+    # A running sum ends a few ulps away from the reference's closed form: accepted within the
+    # exercise's 1e-9, refused by exact comparison, with the distance in the message.
+    exercise = catalog.get("speculative-decoding-choose-gamma")
+    code = (ROOT / exercise.id / "correct_running_sum.py").read_text()
+    assert judge.grade(exercise, code).verdict.value == "accepted"
+    exact = judge.grade(dataclasses.replace(exercise, tolerance=EXACT), code)
+    assert exact.verdict.value == "wrong_answer"
+    first = next(t for t in exact.tests if t.status != Status.passed)
+    assert first.message is not None
+    assert first.message.startswith("speedup: you returned 3.09207954285714")
+    assert "floats must match the reference exactly" in first.message

@@ -8,6 +8,9 @@ import pytest
 
 from app import checks
 from app.checks import Feedback, parse_type
+from app.tolerance import EXACT, Tolerance
+
+TOLERANT = Tolerance(rel_tol=1e-9, abs_tol=1e-12)
 
 
 def tag_int(v):
@@ -89,7 +92,8 @@ def test_an_empty_answer_gets_the_exercise_sentence_when_it_has_one() -> None:
 def test_equality_is_on_plain_data_with_exact_kinds() -> None:
     assert checks.same([1, 2], [1, 2])
     assert not checks.same([True], [1])
-    assert checks.same(0.1 + 0.2, 0.3)
+    assert checks.same(0.1 + 0.2, 0.3, TOLERANT)
+    assert not checks.same(0.1 + 0.2, 0.3)  # without a declared tolerance, floats are exact
     assert not checks.same("1", 1)
 
 
@@ -117,3 +121,131 @@ def test_internal_paths_are_scrubbed() -> None:
     text = f"error in {sys.prefix}/lib/python3.11/site-packages/numpy/x.py"
     assert sys.prefix not in checks.scrub(text)
     assert "<judge>" in checks.scrub(text)
+
+
+def tag_float(v):
+    return {"t": "float", "v": v}
+
+
+GAMMA = parse_type("tuple[int, float]")
+GAMMA_NAMES = ("gamma", "speedup")
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (
+            {"t": "list", "v": [tag_int(8), tag_float(3.09)]},
+            "your return value must be a tuple, got list",
+        ),
+        (
+            {"t": "tuple", "v": [tag_float(8.0), tag_float(3.09)]},
+            "gamma must be an int, got float (8.0)",
+        ),
+        (
+            {"t": "tuple", "v": [{"t": "numpy", "dtype": "float64", "v": 8.0}, tag_float(3.09)]},
+            "gamma must be an int, got numpy.float64 (8.0)",
+        ),
+        (
+            {"t": "tuple", "v": [{"t": "bool", "v": True}, tag_float(1.0)]},
+            "gamma must be an int, got bool",
+        ),
+        (
+            {"t": "tuple", "v": [tag_int(8), {"t": "str", "v": "3.09"}]},
+            "speedup must be a float, got str",
+        ),
+        ({"t": "tuple", "v": [tag_int(8)]}, "must be a tuple of 2 items, got 1"),
+    ],
+)
+def test_an_int_and_a_float_in_a_tuple_are_what_is_due(value, message) -> None:
+    problem = checks.type_problem(value, GAMMA, "your return value", GAMMA_NAMES)
+    assert problem is not None and message in problem
+
+
+def test_numpy_numbers_and_an_int_speedup_fit_a_tuple_of_int_and_float() -> None:
+    numpy_pair = {
+        "t": "tuple",
+        "v": [
+            {"t": "numpy", "dtype": "int64", "v": 8},
+            {"t": "numpy", "dtype": "float64", "v": 3.0},
+        ],
+    }
+    assert checks.type_problem(numpy_pair, GAMMA, "x", GAMMA_NAMES) is None
+    whole = {"t": "tuple", "v": [tag_int(0), tag_int(1)]}  # f(0) = 1 written as an int
+    assert checks.type_problem(whole, GAMMA, "x", GAMMA_NAMES) is None
+
+
+def test_a_float_off_the_reference_says_by_how_much() -> None:
+    assert checks.value_problem(3.0912, 3.0921, "speedup", Feedback(), TOLERANT) == (
+        "speedup: you returned 3.0912, the reference 3.0921 (off by 9.0e-4, relative 2.9e-4; "
+        "the tolerance is 1e-9 relative)"
+    )
+    # Near zero the absolute bound is the one that applies, and there is no relative error.
+    assert checks.value_problem(1e-9, 0.0, "x", Feedback(), TOLERANT) == (
+        "x: you returned 1e-09, the reference 0.0 (off by 1.0e-9; the tolerance is 1e-12 absolute)"
+    )
+    assert checks.value_problem(1.5, 1.0, "x", Feedback()) == (
+        "x: you returned 1.5, the reference 1.0 (off by 0.5, relative 0.5; "
+        "floats must match the reference exactly)"
+    )
+
+
+def test_within_the_tolerance_passes_and_just_outside_fails() -> None:
+    expected = 3.0920795428571433
+    assert checks.value_problem(expected * (1 + 5e-10), expected, "s", Feedback(), TOLERANT) is None
+    assert checks.value_problem(expected * (1 - 5e-10), expected, "s", Feedback(), TOLERANT) is None
+    assert checks.value_problem(expected * (1 + 2e-9), expected, "s", Feedback(), TOLERANT)
+    assert checks.same(1e-13, 0.0, TOLERANT) and not checks.same(1e-11, 0.0, TOLERANT)
+    # an int where a float is due is compared by value, within the same bound
+    assert checks.same(1, 1.0) and checks.same(1, 1.0 + 1e-12, TOLERANT)
+    assert not checks.same(1, 1.0 + 1e-12)
+
+
+def test_ints_are_exact_whatever_the_tolerance() -> None:
+    loose = Tolerance(rel_tol=0.5, abs_tol=10)
+    assert not checks.same(9, 8, loose)
+    assert checks.value_problem(9, 8, "gamma", Feedback(), loose) == (
+        "gamma: you returned 9 but the reference returned 8"
+    )
+    assert not checks.same(True, 1.0, loose)
+
+
+def test_non_finite_floats_are_named_not_quoted() -> None:
+    # the sandbox sends nan and infinities as these strings (JSON has neither)
+    assert checks.value_problem("nan", 5.5, "speedup", Feedback(), TOLERANT) == (
+        "speedup: you returned nan (not a number), the reference 5.5"
+    )
+    assert checks.value_problem("inf", 5.5, "speedup", Feedback(), TOLERANT) == (
+        "speedup: you returned inf, the reference 5.5"
+    )
+    assert checks.same("nan", "nan", TOLERANT) and checks.same("-inf", "-inf")
+    assert not checks.same("inf", "-inf", TOLERANT)
+
+
+def test_floats_in_a_list_are_compared_item_by_item_with_the_tolerance() -> None:
+    assert checks.same([1.0, 2.0 + 1e-12], [1.0, 2.0], TOLERANT)
+    assert checks.value_problem([1.0, 2.5], [1.0, 2.0], "x", Feedback(), TOLERANT) == (
+        "position 1: you returned 2.5, the reference 2.0 (off by 0.5, relative 0.25; "
+        "the tolerance is 1e-9 relative)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("fields", "complaint"),
+    [
+        ({"rel_tol": -1e-9}, "rel_tol must be a finite number >= 0"),
+        ({"abs_tol": float("nan")}, "abs_tol must be a finite number >= 0"),
+        ({"abs_tol": float("inf")}, "abs_tol must be a finite number >= 0"),
+        ({"rel_tol": True}, "rel_tol must be a finite number >= 0"),
+        ({"rel_tol": "1e-9"}, "rel_tol must be a finite number >= 0"),
+        ({"rel_tol": 1.0}, "rel_tol must be below 1"),
+    ],
+)
+def test_a_tolerance_is_refused_unless_it_makes_sense(fields, complaint) -> None:
+    with pytest.raises(ValueError, match=complaint):
+        Tolerance(**fields)
+
+
+def test_the_default_tolerance_is_exact() -> None:
+    assert EXACT.exact and Tolerance() == EXACT and not TOLERANT.exact
+    assert EXACT.allows(0.3, 0.3) and not EXACT.allows(0.1 + 0.2, 0.3)

@@ -13,7 +13,11 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-EXERCISES = ("speculative-decoding-verify", "speculative-decoding-resample")
+EXERCISES = (
+    "speculative-decoding-verify",
+    "speculative-decoding-resample",
+    "speculative-decoding-choose-gamma",
+)
 # Wrong but harmless answers: each fails at least one stored case.
 WRONG = {
     "speculative-decoding-verify": (
@@ -22,6 +26,9 @@ WRONG = {
     ),
     "speculative-decoding-resample": (
         "def speculative_step(p, q, draft, rng):\n    return list(draft)\n"
+    ),
+    "speculative-decoding-choose-gamma": (
+        "def choose_gamma(alpha, c, max_gamma):\n    return min(8, max_gamma), 3.0\n"
     ),
 }
 
@@ -158,6 +165,13 @@ def test_correct_solution_is_accepted_and_wrong_one_shows_the_failing_case(
     assert "null" not in shown and "true" not in shown  # Python's spelling: None, True
     if exercise_id == "speculative-decoding-verify":
         assert "target_dist_next = None" in shown
+    elif exercise_id == "speculative-decoding-choose-gamma":
+        assert "alpha = 0.8\nc = 0.05\nmax_gamma = 16" in shown, shown
+        # the float is off: the message says by how much, and what the tolerance is
+        assert "speedup: you returned 3.0, the reference 3.0920795428571433 (off by 9.2e-2" in (
+            message.inner_text()
+        )
+        assert "the tolerance is 1e-9 relative" in message.inner_text()
     else:  # the generator argument is described, not shown as its JSON spec
         assert "rng = a scripted generator whose draws are" in shown or (
             "rng = np.random.default_rng(" in shown

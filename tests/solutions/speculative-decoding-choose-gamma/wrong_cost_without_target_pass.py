@@ -1,0 +1,12 @@
+# expect: wrong_answer worked example: alpha = 0.8, c = 0.05, at most 16 drafts
+# message: gamma: you returned 1 but the reference returned 8
+def choose_gamma(alpha, c, max_gamma):
+    best_gamma, best_speedup = 0, 1.0
+    for gamma in range(1, max_gamma + 1):
+        tokens = gamma + 1 if alpha == 1 else (1 - alpha ** (gamma + 1)) / (1 - alpha)
+        if c == 0:
+            return max_gamma, float(max_gamma + 1)
+        speedup = tokens / (gamma * c)  # the draft passes only: the target's pass is missing
+        if speedup > best_speedup:
+            best_gamma, best_speedup = gamma, speedup
+    return best_gamma, best_speedup
