@@ -50,6 +50,11 @@ def add_arguments(
         help="load generator: httpx (default) or a minimal keep-alive HTTP/1.1 client that "
         "costs a tenth of the CPU per request, leaving more of the machine to the server",
     )
+    parser.add_argument(
+        "--same-source",
+        action="store_true",
+        help="send one identical source every time (labelled; default: each request its own)",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--serve-fresh", type=int, metavar="PORT", help=argparse.SUPPRESS)
     return parser
