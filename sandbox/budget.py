@@ -12,9 +12,13 @@ from __future__ import annotations
 import os
 import time
 
-# A job that has run this long is demoted: it leaves its fast slot for the slow lane.
-DEMOTE_WALL_S = 0.050  # wall clock: sleepers and children starved of the CPU
-DEMOTE_CPU_S = 0.025  # CPU: spinners (a correct grade of six cases uses ~3 ms)
+# A job that has used this much CPU is demoted: it leaves its fast slot for the slow lane. A
+# correct grade of six cases uses a few ms of its child's CPU; a spinner reaches this at once.
+DEMOTE_CPU_S = 0.025
+# The wall clock demotes too, later, for a child that holds its slot without spending CPU (a
+# blocked one). Not sooner: on a busy machine a correct job waiting for a core spends wall
+# time too, and demoted, it would compete with the spinners on equal (lowest) terms.
+DEMOTE_WALL_S = 0.250
 # How often, at most, the zygote looks at a child's clock (never a busy loop).
 MIN_CHECK_S = 0.002
 LOWEST_NICENESS = 19

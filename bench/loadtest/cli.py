@@ -96,4 +96,9 @@ def run_cli(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The comparison, or with ``classroom`` first the classroom mix (its own options)."""
+    if argv and argv[0] == "classroom":
+        from bench.loadtest import classroom
+
+        return classroom.main(argv[1:])
     return run_cli(build_parser().parse_args(argv))

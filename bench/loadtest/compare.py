@@ -17,7 +17,7 @@ from typing import Any
 from app.catalog import Catalog
 from bench.loadtest.measuring import run_server_phases
 from bench.loadtest.report import TARGETS
-from bench.loadtest.servers import base_url, free_port, loopback
+from bench.loadtest.servers import base_url, free_port, loopback, scratch_environment
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -32,12 +32,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     load_start = os.getloadavg()
 
     with tempfile.TemporaryDirectory(prefix="judge-loadtest-") as scratch:
-        env = dict(os.environ)
-        env["JUDGE_DATABASE_URL"] = f"sqlite:///{scratch}/history.sqlite3"
-        env["JUDGE_EXERCISES_DIR"] = str(args.exercises)
         # The baseline server runs `-m bench.loadtest`: bench/ is found in the checkout.
-        checkout = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [checkout, env.get("PYTHONPATH")]))
+        env = scratch_environment(scratch, args.exercises)
         log_path = Path(scratch) / "servers.log"
 
         port = free_port(host)
