@@ -211,9 +211,10 @@ class Zygote:
         A fork costs the zygote milliseconds and busies a core with the new child's set-up.
         Done while a child runs, it delays noticing that child's end by about as much (measured:
         about 1 ms of a 8 ms grade at light load), so a spare is forked only while no child
-        runs, or when none waits at all. A job that finds no spare gets a child forked on demand.
+        runs in a fast slot (parked, demoted children run long anyway), or when none waits at
+        all. A job that finds no spare gets a child forked on demand.
         """
-        return self.spares_short() and (not self.attempts or not self.spares)
+        return self.spares_short() and (not self.fast_in_use() or not self.spares)
 
     def replenish(self) -> None:
         """Fork one spare if fewer than one per worker wait.
