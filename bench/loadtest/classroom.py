@@ -129,7 +129,7 @@ async def looper(sender: Sender, until: float) -> None:
 async def run_phases(url: str, path: str, exercise: Exercise, args: argparse.Namespace) -> dict:
     correct, stuck = exercise.solution_code, stuck_source(exercise, args.bombs)
     warm = Sender(url, path, correct)
-    await learner(warm, time.perf_counter() + 30, count=20)
+    await learner(warm, time.perf_counter() + 30, count=min(20, args.idle_requests))
     idle = Sender(url, path, correct)
     await learner(idle, time.perf_counter() + 60, count=args.idle_requests)
     lone = Sender(url, path, stuck)
