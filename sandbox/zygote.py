@@ -53,7 +53,7 @@ class Spare:
     limits: Limits
 
 
-@dataclass
+@dataclass(eq=False)  # by identity: the zygote keys its checks by attempt
 class Attempt:
     """One child working on one job, from a given case on.
 
@@ -83,17 +83,17 @@ class Attempt:
     def wall_used(self, now: float) -> float:
         return self.spent_wall + (now - self.assigned)
 
-    def budget_left(self, now: float) -> float:
-        """Seconds before this job could be over its budget (CPU or the wall backstop)."""
+    def budget_left(self, now: float, cpu_used: float | None = None) -> float:
+        """Seconds before this job could be over its budget (CPU or the wall backstop);
+        ``cpu_used`` is a reading of ``cpu_used()`` just taken, if the caller has one."""
         limits = self.spare.limits
-        cpu = limits.time_ms / 1000 - self.cpu_used()
-        wall = limits.wall_ms / 1000 - self.wall_used(now)
-        return min(cpu, wall)
+        used = self.cpu_used() if cpu_used is None else cpu_used
+        return min(limits.time_ms / 1000 - used, limits.wall_ms / 1000 - self.wall_used(now))
 
-    def demotion_left(self, now: float) -> float:
+    def demotion_left(self, now: float, cpu_used: float | None = None) -> float:
         """Seconds before this fast-lane job has run long enough to be demoted."""
-        cpu = DEMOTE_CPU_S - (self.cpu_used() - self.spent_cpu)
-        return min(cpu, self.assigned + DEMOTE_WALL_S - now)
+        used = self.cpu_used() if cpu_used is None else cpu_used
+        return min(DEMOTE_CPU_S - (used - self.spent_cpu), self.assigned + DEMOTE_WALL_S - now)
 
 
 class Zygote:
@@ -371,24 +371,30 @@ class Zygote:
         """Stop every job past its budget and demote every fast one that has run long;
         returns seconds until one of them could be due again (None: nothing to watch)."""
         now = time.monotonic()
-        for attempt in list(self.attempts.values()):
-            if attempt.budget_left(now) <= 0:
+        used = {attempt: attempt.cpu_used() for attempt in self.attempts.values()}
+        for attempt, cpu in list(used.items()):
+            if attempt.budget_left(now, cpu) <= 0:
                 attempt.timed_out = True
                 self.finish(attempt)
+                del used[attempt]
         room = self.slow_lane - self.slow_in_use()
-        for attempt in self.attempts.values():
-            if room > 0 and not attempt.slow and attempt.demotion_left(now) <= 0:
-                attempt.slow = True
+        demoted = False
+        for attempt, cpu in used.items():
+            if room > 0 and not attempt.slow and attempt.demotion_left(now, cpu) <= 0:
+                attempt.slow, demoted = True, True
                 room -= 1
                 demote(attempt.spare.pid)
                 self.send({"job": attempt.job_id, "event": "demoted"})
-        self.dispatch()  # the fast slots just freed
+        if demoted:
+            self.dispatch()  # the fast slots just freed
         if not self.attempts:
             return None
-        now = time.monotonic()
-        waits = [attempt.budget_left(now) for attempt in self.attempts.values()]
+        # Jobs started meanwhile (a kill frees a slot) have no reading yet: they get one here.
+        waits = [a.budget_left(now, used.get(a)) for a in self.attempts.values()]
         if room > 0:  # a full slow lane frees only when a child exits, which wakes us anyway
-            waits += [a.demotion_left(now) for a in self.attempts.values() if not a.slow]
+            waits += [
+                a.demotion_left(now, used.get(a)) for a in self.attempts.values() if not a.slow
+            ]
         return max(MIN_CHECK_S, min(waits))
 
     # -- main loop ----------------------------------------------------------------------
