@@ -64,3 +64,13 @@ def demote(pid: int) -> bool:
     except (OSError, AttributeError):
         pass
     return lowered
+
+
+def undemote(pid: int) -> None:
+    """Give a demoted child the normal policy back before it is killed, so that its exit is
+    not left waiting for an idle core. Best effort: without CAP_SYS_NICE the kernel may refuse
+    (the child then dies at the lowest priority, reaped later all the same)."""
+    try:
+        os.sched_setscheduler(pid, os.SCHED_OTHER, os.sched_param(0))
+    except (OSError, AttributeError):
+        pass

@@ -24,7 +24,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox import protocol
-from sandbox.budget import DEMOTE_CPU_S, DEMOTE_WALL_S, MIN_CHECK_S, cpu_seconds, demote
+from sandbox.budget import (
+    DEMOTE_CPU_S,
+    DEMOTE_WALL_S,
+    MIN_CHECK_S,
+    cpu_seconds,
+    demote,
+    undemote,
+)
 from sandbox.child import receive_assignment, rehearse, run_job
 from sandbox.compiler import HELPERS_FILENAME, compile_learner
 from sandbox.confine import Confinement, default_read_paths
@@ -349,6 +356,16 @@ class Zygote:
             self.signal_group(spare.pid)
             self.dying.add(spare.pid)
             status = 0
+        elif attempt.timed_out:
+            # Stopped for its budget: the verdict is known, so report at once and reap later.
+            # Waiting here would wait for a demoted child's exit at the lowest CPU priority,
+            # which on a busy machine holds up every other child's report; it gets a normal
+            # priority back so that it dies promptly (where the zygote may grant that).
+            if attempt.slow:
+                undemote(spare.pid)
+            self.signal_group(spare.pid)
+            self.dying.add(spare.pid)
+            status = signal.SIGKILL  # the wait status of a child killed by SIGKILL
         else:
             status = self.kill(spare.pid)
         os.close(spare.exit_fd)
