@@ -12,11 +12,12 @@
 # #43991; moby/profiles seccomp/default.json). On older engines the syscall fails with EPERM or
 # ENOSYS and the judge records "landlock: off" instead of failing. The default profile also
 # allows seccomp() and prctl(PR_SET_SECCOMP / PR_SET_NO_NEW_PRIVS), so the child's own filter
-# stacks under Docker's. tests/container/test_dockerfile.py runs these same install and start
-# steps without Docker.
+# stacks under Docker's. `make image` (docker/build.sh) builds this file with podman or docker;
+# tests/container/test_image.py builds it with podman, runs it with defaults and checks all this.
 
 # Pinned by tag only: no registry could be reached where this was written, so the digest could
-# not be resolved. Pin it when you build (`docker buildx imagetools inspect IMAGE` prints it):
+# not be resolved (docker/base.sh then builds a local Debian stand-in under this name). Pin it
+# when you build (`docker buildx imagetools inspect IMAGE` prints it):
 # FROM python:3.11-slim-bookworm@sha256:<digest>
 FROM python:3.11-slim-bookworm AS build
 
@@ -32,9 +33,10 @@ RUN python -m venv /opt/venv \
     && /opt/venv/bin/pip install --no-cache-dir --require-hashes -r requirements.lock
 
 # The project itself: no dependency resolution, no build backend fetched from the network.
-COPY pyproject.toml README* ./
-COPY app ./app
-COPY sandbox ./sandbox
+# The whole context (.dockerignore keeps tests, docs and local state out): pyproject.toml's
+# package list decides what is installed, so a new package needs no change here. Only the
+# venv leaves this stage.
+COPY . ./
 RUN /opt/venv/bin/pip install --no-cache-dir --no-deps --no-build-isolation .
 
 

@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install serve test bench loadtest lint clean
+.PHONY: install serve test bench loadtest lint image clean
 
 $(BIN)/judge: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,10 +27,16 @@ loadtest: install
 	$(BIN)/python -m bench loadtest
 
 lint: install
-	$(BIN)/ruff check app sandbox bench tests
-	$(BIN)/ruff format --check app sandbox bench tests
-	$(BIN)/mypy app sandbox bench
+	$(BIN)/ruff check app sandbox bench tests tools
+	$(BIN)/ruff format --check app sandbox bench tests tools
+	$(BIN)/mypy app bench tools
+	$(BIN)/mypy --strict sandbox
 	$(BIN)/hadolint --failure-threshold warning Dockerfile
+
+# The container image with podman or docker (docker/build.sh; IMAGE=judge:latest by default).
+IMAGE ?= judge:latest
+image:
+	docker/build.sh $(IMAGE)
 
 clean:
 	rm -rf $(VENV)

@@ -41,7 +41,37 @@ def print_report(report: Report, stream=sys.stdout) -> None:  # type: ignore[no-
             print(f"      actual:   {test.actual!r}", file=stream)
 
 
+class SubmissionFileError(ValueError):
+    """The file given to ``judge grade`` cannot be a submission; the message says why."""
+
+
+def read_submission(name: str, cap: int) -> str:
+    """The file's text, if it is readable UTF-8 of at most ``cap`` bytes."""
+    path = Path(name)
+    try:
+        if path.is_dir():
+            raise SubmissionFileError(f"{name} is a directory, not a source file")
+        with path.open("rb") as source:
+            size = os.fstat(source.fileno()).st_size
+            # Never more than the cap and one byte: a huge file (or /dev/zero) is not read whole.
+            data = source.read(cap + 1)
+    except OSError as exc:
+        raise SubmissionFileError(f"cannot read {name}: {exc.strerror or exc}") from None
+    if len(data) > cap:
+        if size > cap:  # a regular file: its size is known
+            raise SubmissionFileError(f"{name} is {size} bytes; the limit is {cap} bytes")
+        raise SubmissionFileError(f"{name} is over the size limit of {cap} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SubmissionFileError(
+            f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
+
+
 def cmd_grade(args: argparse.Namespace) -> int:
+    from app.errors import JudgeError
     from app.judge import Judge
 
     catalog = _load_catalog(args.exercises)
@@ -51,13 +81,16 @@ def cmd_grade(args: argparse.Namespace) -> int:
         print(f"judge: unknown exercise {args.exercise_id!r} (known: {known})", file=sys.stderr)
         return 2
     try:
-        code = Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"judge: cannot read {args.file}: {exc}", file=sys.stderr)
+        code = read_submission(args.file, exercise.limits.code_bytes)
+    except SubmissionFileError as exc:
+        print(f"judge: {exc}", file=sys.stderr)
         return 2
     judge = Judge.create(workers=1, queue_size=1)
     try:
         report = judge.grade(exercise, code)
+    except JudgeError as exc:  # the sandbox is down or busy: say so, no traceback
+        print(f"judge: could not grade {args.file}: {exc.detail}", file=sys.stderr)
+        return 2
     finally:
         judge.close()
     if args.json:

@@ -16,6 +16,7 @@ import os
 import resource
 import sys
 import time
+from typing import Any
 
 
 def main() -> None:
@@ -24,7 +25,7 @@ def main() -> None:
 
     job = protocol.FrameReader().feed(sys.stdin.buffer.read())[0]
     grades = int(job.get("grades", 200))
-    namespace: dict = {}
+    namespace: dict[str, Any] = {}
     exec(compile(job["helpers"] + "\n" + job["code"], "reference.py", "exec"), namespace)
     entry = namespace[job["entry_point"]]
     parameters = job["parameters"]

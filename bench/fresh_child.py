@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 
 def main() -> None:
@@ -20,7 +21,7 @@ def main() -> None:
     from sandbox.protocol import Job
 
     reader = protocol.FrameReader()
-    messages: list[dict] = []
+    messages: list[dict[str, Any]] = []
     while not messages:
         data = os.read(0, 1 << 20)
         if not data:

@@ -19,10 +19,15 @@ from typing import Any, NoReturn
 import numpy as np
 
 from sandbox import values
-from sandbox.compiler import HELPERS_FILENAME, LEARNER_FILENAME, CompileFailure, compile_learner
 from sandbox.limits import Limits
 from sandbox.mailbox import Mailbox
-from sandbox.policy import Policy
+from sandbox.policy import (
+    HELPERS_FILENAME,
+    LEARNER_FILENAME,
+    CompileFailure,
+    Policy,
+    compile_learner,
+)
 from sandbox.protocol import READ_CHUNK, FrameReader, Job, Outcome, RandomMode, encode, split_body
 
 LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)

@@ -60,10 +60,10 @@ class Mailbox:
         return current, started
 
     def overflowed(self) -> bool:
-        return HEADER.unpack_from(self.region, 0)[2] != 0
+        return bool(HEADER.unpack_from(self.region, 0)[2] != 0)
 
     def done(self) -> bool:
-        return HEADER.unpack_from(self.region, 0)[3] != 0
+        return bool(HEADER.unpack_from(self.region, 0)[3] != 0)
 
     def raw(self) -> bytes:
         """The frames the child wrote, unparsed (the host validates them)."""

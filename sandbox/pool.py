@@ -46,7 +46,7 @@ PASSED_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PATH", "LANG", "LC_ALL")
 # glibc fills every chunk it frees (and every one it hands out) with a pattern, and the per-thread
 # cache that would skip that is off. The zygote's freed heap holds earlier jobs' bytes, other
 # learners' code among them, and each child inherits it: an uninitialised read in a child (a
-# numpy path ``sandbox.numpy_memory`` does not know of) then finds the pattern, not their code.
+# numpy path ``sandbox.policy.memory`` does not know of) then finds the pattern, not their code.
 MEMORY_TUNABLES = "glibc.malloc.perturb=165:glibc.malloc.tcache_count=0"
 # Python's own small-object allocator keeps freed blocks as they were (the tokenizer's copies of
 # a cached source's string literals, found by red-teaming): every object goes to glibc instead.

@@ -5,9 +5,11 @@ the forked child only makes one ``prctl(PR_SET_SECCOMP)`` call (``load()``): no 
 code and no BPF generation per child (``seccomp_load()`` regenerates the program from the
 context on every call: about five times slower here).
 
-Policy: allow by default, refuse with an errno what a learner's program never needs and an
-attacker always does (sockets, exec, new processes and threads, signals to others, ptrace,
-namespaces, kernel keyrings, filesystem changes, opening files for writing, ...).
+Policy: default deny. A child may make only the syscalls that CPython and numpy were seen to
+make once confined (``ALLOWED``, derived by ``tools/trace_syscalls.py``, see docs/seccomp.md),
+a few of them only with arguments that cannot write a file, inject terminal input or touch
+another process (``ARGUMENT_RULES``); everything else fails with EPERM, so a syscall no one
+thought of (a new kernel call, page-cache or mount introspection, file watching) is refused too.
 """
 
 from __future__ import annotations
@@ -16,68 +18,80 @@ import ctypes
 import errno
 import os
 
-__all__ = ["SeccompUnavailable", "SyscallFilter", "BLOCKED", "NOT_IMPLEMENTED"]
+__all__ = ["ALLOWED", "ARGUMENT_RULES", "NOT_IMPLEMENTED", "SeccompUnavailable", "SyscallFilter"]
 
 _ACT_ALLOW = 0x7FFF0000
 _ACT_KILL_PROCESS = 0x80000000
 _ATTR_ACT_BADARCH = 2
 _ATTR_CTL_NNP = 3
 _ATTR_CTL_OPTIMIZE = 8
-_CMP_NE = 1
+_CMP_EQ = 4
 _CMP_MASKED_EQ = 7
 _PR_SET_SECCOMP = 22
 _PR_GET_SECCOMP = 21
 _SECCOMP_MODE_FILTER = 2
 
-_PR_SET_DUMPABLE = 4
-_TIOCSTI = 0x5412
-_TIOCLINUX = 0x541C
-_WRITE_FLAGS = (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC, os.O_APPEND)
+# The same values on x86_64 and aarch64 (asm-generic).
+_TCGETS = 0x5401
+_MADV_HUGEPAGE = 14
+_PROT_EXEC = 0x4
+_MAP_ANONYMOUS = 0x20
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 _U32 = 0xFFFFFFFF
 
-# Refused with EPERM whatever their arguments.
-BLOCKED: tuple[str, ...] = (
-    # networking (the reply travels over an inherited pipe with read/write)
-    "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
-    "sendto", "sendmsg", "sendmmsg", "recvfrom", "recvmsg", "recvmmsg",
-    "getsockopt", "setsockopt", "getsockname", "getpeername", "shutdown",
-    # new programs, processes and threads (clone3 is in NOT_IMPLEMENTED)
-    "execve", "execveat", "fork", "vfork", "clone",
-    # reaching other processes
-    "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise",
-    "kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo",
-    "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "kcmp",
-    "setpriority", "sched_setscheduler", "sched_setparam", "sched_setattr",
-    "sched_setaffinity", "ioprio_set", "migrate_pages", "move_pages",
-    # namespaces, mounts, kernel objects
-    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns",
-    "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
-    "bpf", "perf_event_open", "keyctl", "add_key", "request_key", "userfaultfd",
-    "io_uring_setup", "io_uring_enter", "io_uring_register", "personality",
-    "memfd_create", "memfd_secret", "fanotify_init", "quotactl", "quotactl_fd", "syslog",
-    # System V and POSIX IPC objects outlive the child
-    "shmget", "shmat", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
-    "semget", "semop", "semtimedop", "semctl", "mq_open", "mq_unlink",
-    # filesystem changes (Landlock does not cover chmod/chown/utimes/xattrs)
-    "mknod", "mknodat", "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat",
-    "rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat",
-    "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
-    "truncate", "ftruncate", "fallocate", "creat", "utime", "utimes", "utimensat",
-    "futimesat", "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr",
-    "fremovexattr", "name_to_handle_at", "open_by_handle_at",
-    # credentials
-    "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
-    "setfsuid", "setfsgid", "capset",
-    # the machine
-    "reboot", "swapon", "swapoff", "init_module", "finit_module", "delete_module",
-    "kexec_load", "kexec_file_load", "acct", "settimeofday", "clock_settime", "clock_adjtime",
-    "adjtimex", "sethostname", "setdomainname", "iopl", "ioperm", "vhangup",
+# Allowed whatever their arguments; each group says who needs it. docs/seccomp.md lists the
+# traced runs they come from and how to regenerate the list. The open/ioctl/memory calls that
+# are allowed only with some arguments are in ARGUMENT_RULES.
+ALLOWED: tuple[str, ...] = (
+    # its own end, and the return from a signal handler
+    "exit_group", "rt_sigreturn",
+    # memory: glibc malloc (brk; mmap, see ARGUMENT_RULES, for large blocks such as numpy's
+    # array buffers), growing and freeing them
+    "brk", "munmap", "mremap",
+    # the descriptors it holds: job and exit pipes (select, read), /dev/null as stdio, the files
+    # the import system opens (fstat, lseek); writes go only to these
+    "read", "write", "close", "lseek", "pselect6", "newfstatat",
+    # the import system and linecache looking around the read-only paths Landlock allows
+    "getdents64", "getcwd",
+    # numpy.random.default_rng() and secrets without a seed
+    "getrandom",
+    # time: the vDSO answers these here; where the clock source has no vDSO (some hypervisors)
+    # glibc makes the real syscall, and the harness times every case
+    "clock_gettime", "clock_getres", "gettimeofday",
+    # its own signal dispositions and mask: glibc's abort(), CPython's faulthandler when it is
+    # on (it resets its handler before re-raising a fatal signal, or it would loop)
+    "rt_sigaction", "rt_sigprocmask",
+    # who it is: glibc's raise() asks; nothing here can change it
+    "getpid", "gettid", "getppid", "getuid", "geteuid", "getgid", "getegid",
+    "getresuid", "getresgid", "getgroups",
 )  # fmt: skip
 
-# Refused with ENOSYS so that libc falls back to a call the filter can inspect or refuse:
-# clone3 passes its flags in a struct (pthread_create falls back to clone, refused above);
-# openat2 passes its flags in a struct (CPython and glibc fall back to openat).
+# Refused with ENOSYS rather than EPERM, so that libc falls back to a call the filter can
+# inspect: clone3 passes its flags in a struct (glibc falls back to clone, refused), openat2
+# passes its flags in a struct (CPython and glibc fall back to openat, allowed read-only).
 NOT_IMPLEMENTED: tuple[str, ...] = ("clone3", "openat2")
+
+
+_LOW_HALF = (_CMP_MASKED_EQ, _U32)  # the kernel reads these arguments as 32-bit ints
+
+# Allowed only with some arguments: (name, comparisons (argument, operator, a, b) that must all
+# hold). Several rules for one syscall are alternatives; the comparisons within one are ANDed.
+ARGUMENT_RULES: tuple[tuple[str, tuple[tuple[int, int, int, int], ...]], ...] = (
+    # Open for reading only: no write access mode, no creating, truncating or appending.
+    ("openat", ((2, _CMP_MASKED_EQ, _WRITE_FLAGS, 0),)),
+    # isatty() (io.open asks of every file it opens); no TIOCSTI, TIOCLINUX or any other.
+    ("ioctl", ((1, *_LOW_HALF, _TCGETS),)),
+    # Reading its own limits (resource.getrlimit); never setting them, never another's.
+    ("prlimit64", ((0, _CMP_EQ, 0, 0), (2, _CMP_EQ, 0, 0))),
+    # New executable memory only from a file (the loader mapping a library Landlock lets it
+    # read), never anonymous: no shellcode pages. mprotect cannot tell the two apart, so it
+    # never adds PROT_EXEC.
+    ("mmap", ((2, _CMP_MASKED_EQ, _PROT_EXEC, 0),)),
+    ("mmap", ((3, _CMP_MASKED_EQ, _MAP_ANONYMOUS, 0),)),
+    ("mprotect", ((2, _CMP_MASKED_EQ, _PROT_EXEC, 0),)),
+    # numpy asks for transparent huge pages for arrays of 4 MiB and more.
+    ("madvise", ((2, *_LOW_HALF, _MADV_HUGEPAGE),)),
+)
 
 
 class SeccompUnavailable(OSError):
@@ -141,7 +155,7 @@ class SyscallFilter:
         if self._libc.prctl(_PR_GET_SECCOMP, 0, 0, 0, 0) < 0:
             raise SeccompUnavailable(ctypes.get_errno(), "kernel without seccomp")
         lib = _load_libseccomp()
-        ctx = lib.seccomp_init(_ACT_ALLOW)
+        ctx = lib.seccomp_init(_errno_action(errno.EPERM))  # the default: refused
         if not ctx:
             raise SeccompUnavailable(errno.ENOMEM, "seccomp_init failed")
         self.skipped: list[str] = []  # syscalls this architecture does not have
@@ -181,21 +195,12 @@ class SyscallFilter:
             array = (_ArgCmp * len(cmps))(*(_ArgCmp(*c) for c in cmps)) if cmps else None
             _check(lib.seccomp_rule_add_array(ctx, action, nr, len(cmps), array), name)
 
-        eperm = _errno_action(errno.EPERM)
-        for name in BLOCKED:
-            add(name, eperm)
+        for name in ALLOWED:
+            add(name, _ACT_ALLOW)
+        for name, cmps in ARGUMENT_RULES:
+            add(name, _ACT_ALLOW, *cmps)
         for name in NOT_IMPLEMENTED:
             add(name, _errno_action(errno.ENOSYS))
-        # Conditions within one rule are ANDed, so each write flag gets its own rule.
-        for name, flags_arg in (("open", 1), ("openat", 2)):
-            for flag in _WRITE_FLAGS:
-                add(name, eperm, (flags_arg, _CMP_MASKED_EQ, flag, flag))
-        # The kernel reads these arguments as 32-bit ints: compare the low half only.
-        for request in (_TIOCSTI, _TIOCLINUX):
-            add("ioctl", eperm, (1, _CMP_MASKED_EQ, _U32, request))
-        add("prctl", eperm, (0, _CMP_MASKED_EQ, _U32, _PR_SET_DUMPABLE))
-        # Own limits only (pid 0): siblings run as the same uid.
-        add("prlimit64", eperm, (0, _CMP_NE, 0, 0))
 
     @staticmethod
     def _export(lib: ctypes.CDLL, ctx: int) -> ctypes.Array[ctypes.c_char]:

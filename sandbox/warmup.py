@@ -14,8 +14,7 @@ import numpy as np
 
 from sandbox import values
 from sandbox.child import rehearse
-from sandbox.compiler import compile_learner
-from sandbox.policy import Policy
+from sandbox.policy import Policy, compile_learner
 
 SAMPLE = (
     "import numpy as np\n"

@@ -33,11 +33,10 @@ from sandbox.budget import (
     undemote,
 )
 from sandbox.child import receive_assignment, rehearse, run_job
-from sandbox.compiler import HELPERS_FILENAME, compile_learner
 from sandbox.confine import Confinement, default_read_paths
 from sandbox.limits import Limits
 from sandbox.mailbox import Mailbox
-from sandbox.policy import Policy
+from sandbox.policy import HELPERS_FILENAME, Policy, compile_learner
 from sandbox.warmup import warm_up
 
 HELPERS_ENTRIES = 32  # exercises whose helpers the zygote keeps compiled

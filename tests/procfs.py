@@ -18,3 +18,31 @@ def stat_fields() -> dict[int, list[str]]:
             continue  # gone meanwhile
         table[int(entry.name)] = stat[stat.rindex(")") + 2 :].split()
     return table
+
+
+def memory_matches(pid: int, needle: bytes, tail: int = 0) -> list[bytes]:
+    """Every occurrence of ``needle`` in the readable memory of ``pid`` (and ``tail`` bytes after
+    each), read through /proc/PID/mem: root may read any process, even a non-dumpable one."""
+    found: list[bytes] = []
+    chunk = 1 << 22
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:
+        for line in maps:
+            span, perms = line.split()[:2]
+            if not perms.startswith("r") or line.rstrip().endswith("[vvar]"):
+                continue
+            start, end = (int(edge, 16) for edge in span.split("-"))
+            carry = b""  # the end of the previous chunk: a match may straddle two
+            for offset in range(start, end, chunk):
+                try:
+                    mem.seek(offset)
+                    data = mem.read(min(chunk, end - offset))
+                except OSError:  # a region the kernel will not hand out (e.g. device memory)
+                    break
+                window = carry + data
+                at = window.find(needle)
+                while at >= 0:
+                    if at + len(needle) > len(carry):  # not already counted with the carry
+                        found.append(window[at : at + len(needle) + tail])
+                    at = window.find(needle, at + 1)
+                carry = data[-(len(needle) + tail) :]
+    return found

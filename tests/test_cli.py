@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -94,6 +95,66 @@ def test_bad_arguments_get_a_clear_message_and_exit_2(args: tuple[str, ...], nee
     done = judge(*args)
     assert done.returncode == 2
     assert needle in done.stderr and "Traceback" not in done.stderr
+
+
+CODE_CAP = 64 * 1024  # the verify exercise's limits.code_bytes (the default)
+
+
+def _oversized(tmp_path: Path) -> str:
+    path = tmp_path / "huge.py"
+    path.write_text("# " + "x" * 3_600_000 + "\n")
+    return str(path)
+
+
+def _not_utf8(tmp_path: Path) -> str:
+    path = tmp_path / "latin1.py"
+    path.write_bytes("def speculative_decode(*a):\n    return 'café'\n".encode("latin-1"))
+    return str(path)
+
+
+def _missing(tmp_path: Path) -> str:
+    return str(tmp_path / "nowhere.py")
+
+
+def _directory(tmp_path: Path) -> str:
+    return str(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("make", "needle"),
+    [
+        (_oversized, "is 3600003 bytes; the limit is 65536 bytes"),
+        (_missing, "cannot read {path}: No such file or directory"),
+        (_directory, "{path} is a directory"),
+        (_not_utf8, "is not UTF-8 text (byte 0xe9 at offset"),
+    ],
+    ids=["over the size cap", "missing", "directory", "not UTF-8"],
+)
+def test_a_file_that_cannot_be_a_submission_gets_one_line_and_exit_2(
+    tmp_path: Path, make: Any, needle: str
+) -> None:
+    path = make(tmp_path)
+    done = judge("grade", "speculative-decoding-verify", path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("judge: "), done.stderr
+    assert needle.format(path=path) in done.stderr
+
+
+def test_an_endless_device_is_not_read_whole() -> None:
+    done = judge("grade", "speculative-decoding-verify", "/dev/zero")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"judge: /dev/zero is over the size limit of {CODE_CAP} bytes\n"
+
+
+def test_a_file_of_exactly_the_cap_is_graded(tmp_path: Path) -> None:
+    solution = (VERIFY / "solution.py").read_text()
+    padded = tmp_path / "padded.py"
+    padded.write_text(solution + "#" * (CODE_CAP - len(solution.encode()) - 1) + "\n")
+    assert padded.stat().st_size == CODE_CAP
+    done = judge("grade", "speculative-decoding-verify", str(padded))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("accepted: 6/6 tests passed")
 
 
 def test_a_reader_that_goes_away_is_not_a_traceback() -> None:

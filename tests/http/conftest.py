@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -11,7 +12,7 @@ import httpx
 import pytest
 from asgi_client import InProcessClient
 from http_fakes import FakeJudge, write_exercise
-from live_server import RealServer, start_server
+from live_server import BASE_URL_VARIABLE, ExternalServer, RealServer, start_server
 from postgres import MISSING, PostgresServer, server_binaries
 
 from app.config import Settings
@@ -24,6 +25,24 @@ def pytest_configure(config: pytest.Config) -> None:
         "real_judge: runs a real uvicorn server with the real Judge (app.judge.Judge.create); "
         "these fail, by design, until the real Judge exists",
     )
+    config.addinivalue_line(
+        "markers",
+        f"any_server: also runs against a judge elsewhere, when {BASE_URL_VARIABLE} names it",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With an external judge, only the tests that can run against any server are kept."""
+    if not os.environ.get(BASE_URL_VARIABLE):
+        return
+    here = Path(__file__).parent
+    kept, dropped = [], []
+    for item in items:
+        local = item.path.is_relative_to(here) and item.get_closest_marker("any_server") is None
+        (dropped if local else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 @pytest.fixture
@@ -66,7 +85,13 @@ def client(make_client: Callable[..., InProcessClient], fake_judge: FakeJudge) -
 
 
 @pytest.fixture(scope="module")
-def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealServer]:
+def real_server(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[RealServer | ExternalServer]:
+    external = os.environ.get(BASE_URL_VARIABLE)
+    if external:
+        yield ExternalServer(external.rstrip("/"))
+        return
     server = start_server(tmp_path_factory.mktemp("real-server"))
     try:
         yield server
@@ -75,7 +100,7 @@ def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealServer
 
 
 @pytest.fixture
-def real_client(real_server: RealServer) -> Iterator[httpx.Client]:
+def real_client(real_server: RealServer | ExternalServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=real_server.url, timeout=30) as client:
         yield client
 

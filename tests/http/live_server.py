@@ -14,6 +14,9 @@ from pathlib import Path
 import httpx
 
 REPO = Path(__file__).resolve().parents[2]
+# A judge already running elsewhere (a container, a deployment): the tests marked any_server
+# run against it instead of a server of their own, and the others are deselected.
+BASE_URL_VARIABLE = "JUDGE_TEST_BASE_URL"
 
 
 def free_port() -> int:
@@ -40,6 +43,13 @@ class RealServer:
             self.proc.kill()
             self.proc.wait()
             raise AssertionError(f"server ignored signal {sig}:\n{self.log_tail()}") from None
+
+
+@dataclass
+class ExternalServer:
+    """A judge this test session did not start: only its address is known."""
+
+    url: str
 
 
 def start_server(tmp: Path, exercises: Path = REPO / "exercises", **env: str) -> RealServer:

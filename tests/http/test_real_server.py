@@ -1,5 +1,9 @@
 """Against a real uvicorn server (`app.server.serve` in a subprocess) with the real Judge.
 
+The tests marked ``any_server`` also run against a judge elsewhere: with
+``JUDGE_TEST_BASE_URL=http://HOST:PORT`` they target it (tests/container does so for the image),
+and the rest are deselected.
+
 These need ``app.judge.Judge.create`` and the exercises under ``exercises/``; until the real
 Judge exists they fail at server start-up, by design (they are not skipped).
 """
@@ -16,7 +20,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from live_server import REPO, RealServer, start_server
+from live_server import REPO, ExternalServer, RealServer, start_server
 
 from app.catalog import Catalog, Exercise
 from tests.procfs import stat_fields
@@ -36,6 +40,7 @@ def submit(client: httpx.Client, exercise_id: str, code: str) -> httpx.Response:
     return client.post(f"/api/exercises/{exercise_id}/submissions", json={"code": code})
 
 
+@pytest.mark.any_server
 def test_health_reports_the_real_layers(real_client: httpx.Client) -> None:
     response = real_client.get("/api/health")
     assert response.status_code == 200
@@ -49,6 +54,7 @@ def test_health_reports_the_real_layers(real_client: httpx.Client) -> None:
     assert "server" not in response.headers
 
 
+@pytest.mark.any_server
 def test_reference_solution_is_accepted(real_client: httpx.Client, exercise: Exercise) -> None:
     response = submit(real_client, exercise.id, exercise.solution_code)
     assert response.status_code == 200
@@ -58,6 +64,7 @@ def test_reference_solution_is_accepted(real_client: httpx.Client, exercise: Exe
     assert [t["name"] for t in report["tests"]] == [c.name for c in exercise.cases]
 
 
+@pytest.mark.any_server
 def test_broken_code_is_a_200_report(real_client: httpx.Client, exercise: Exercise) -> None:
     response = submit(real_client, exercise.id, "def broken(:\n    pass\n")
     assert response.status_code == 200
@@ -67,6 +74,7 @@ def test_broken_code_is_a_200_report(real_client: httpx.Client, exercise: Exerci
     assert report["message"]
 
 
+@pytest.mark.any_server
 def test_concurrent_grades_all_answer(real_client: httpx.Client, exercise: Exercise) -> None:
     def one(_: int) -> httpx.Response:
         with httpx.Client(base_url=str(real_client.base_url), timeout=30) as client:
@@ -99,6 +107,7 @@ def test_graded_submissions_reach_the_database(
     assert count > 0
 
 
+@pytest.mark.any_server
 def test_one_mib_body_is_413_over_the_wire(real_client: httpx.Client, exercise: Exercise) -> None:
     body = json.dumps({"code": "x" * ONE_MIB}).encode()
     url = f"/api/exercises/{exercise.id}/submissions"
@@ -113,7 +122,7 @@ def test_one_mib_body_is_413_over_the_wire(real_client: httpx.Client, exercise: 
     assert chunked.json()["detail"].startswith("Request body exceeds")
 
 
-def raw_response(server: RealServer, request: bytes, timeout: float = 5) -> bytes:
+def raw_response(server: RealServer | ExternalServer, request: bytes, timeout: float = 5) -> bytes:
     """Send ``request`` on a raw socket and read until the response head has arrived."""
     host, port = server.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=timeout) as sock:
@@ -127,8 +136,9 @@ def raw_response(server: RealServer, request: bytes, timeout: float = 5) -> byte
     return received
 
 
+@pytest.mark.any_server
 def test_declared_oversize_body_is_refused_before_it_is_sent(
-    real_server: RealServer, exercise: Exercise
+    real_server: RealServer | ExternalServer, exercise: Exercise
 ) -> None:
     head = (
         f"POST /api/exercises/{exercise.id}/submissions HTTP/1.1\r\nHost: x\r\n"
@@ -138,7 +148,10 @@ def test_declared_oversize_body_is_refused_before_it_is_sent(
     assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
 
 
-def test_chunked_body_is_refused_at_the_cap(real_server: RealServer, exercise: Exercise) -> None:
+@pytest.mark.any_server
+def test_chunked_body_is_refused_at_the_cap(
+    real_server: RealServer | ExternalServer, exercise: Exercise
+) -> None:
     chunk = b"x" * ONE_MIB
     request = (
         (

@@ -12,7 +12,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_sandbox_never_imports_app() -> None:
-    for path in sorted((REPO / "sandbox").glob("*.py")):
+    for path in sorted((REPO / "sandbox").rglob("*.py")):  # the policy package too
         tree = ast.parse(path.read_text(), filename=str(path))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -24,7 +24,9 @@ def test_sandbox_never_imports_app() -> None:
             for name in names:
                 assert name != "app" and not name.startswith("app."), f"{path.name} imports {name}"
     modules = sorted(
-        path.stem for path in (REPO / "sandbox").glob("*.py") if path.stem != "__init__"
+        ".".join(path.relative_to(REPO / "sandbox").with_suffix("").parts)
+        for path in (REPO / "sandbox").rglob("*.py")
+        if path.stem != "__init__"
     )
     probe = (
         "import importlib, json, sys\n"

@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
-# The module name learner code runs under (``sandbox.policy``): classes it defines carry it.
+from sandbox.policy import refusal
+
+# The module name learner code runs under (``namespace``): classes it defines carry it.
 LEARNER_MODULE = "solution"
 # Returned as they are, by both copies (as the standard module does): values that cannot
 # change, and functions and classes, which a copied structure shares with the original.
@@ -35,15 +37,8 @@ def _learner_instance(value: Any) -> bool:
 def _refuse(value: Any) -> TypeError:
     kind = type(value).__name__
     generators = (np.random.Generator, np.random.RandomState)
-    if isinstance(value, generators) or "generator" in kind.lower():
-        return TypeError(
-            f"cannot copy a random generator ({kind}): the judge counts its draws; "
-            "draw from the one you were given"
-        )
-    return TypeError(
-        f"cannot copy a {kind} in the judge: copy works on numbers, strings, lists, tuples, "
-        "dicts, sets, numpy arrays and instances of your own classes"
-    )
+    is_generator = isinstance(value, generators) or "generator" in kind.lower()
+    return TypeError(refusal.copy_refused(kind, is_generator))
 
 
 def shallow_copy(value: Any) -> Any:

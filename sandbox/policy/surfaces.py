@@ -1,8 +1,10 @@
-"""What learner code can import: allowlisted surfaces of numpy and a few pure standard modules.
+"""The modules learner code can import, as surfaces: allowlisted parts of numpy and a few pure
+standard modules.
 
 A surface is a read-only namespace holding the allowed members of one module, never the module
 itself: numpy's public attributes reach files, pickles, ctypes and the real builtins in many
-ways, so learner code sees only what is listed here (and ``numpy_guards`` narrows some of it).
+ways, so learner code sees only what is listed here. Every callable on a surface is guarded
+(``numpy_access.guard_surface``); ``imports`` hands the surfaces out.
 """
 
 from __future__ import annotations
@@ -18,17 +20,17 @@ import operator
 import random as py_random
 import statistics
 import typing
-from collections.abc import Callable, Iterable, Mapping
-from types import FunctionType, MappingProxyType, ModuleType
+from collections.abc import Callable, Iterable
+from types import FunctionType, ModuleType
 from typing import Any
 
 import numpy as np
 
-from sandbox import numpy_memory
-from sandbox.learner_copy import deep_copy, shallow_copy
-from sandbox.numpy_guards import guard_attribute, guard_surface, vectorize
-from sandbox.numpy_memory import new_array
-from sandbox.refusal import PolicyError
+from sandbox.policy import memory
+from sandbox.policy.copying import deep_copy, shallow_copy
+from sandbox.policy.ndarray import NDARRAY
+from sandbox.policy.numpy_access import guard_surface, vectorize
+from sandbox.policy.refusal import MODULE_UNCHANGED, PolicyError, not_available
 
 
 class Surface:
@@ -45,10 +47,10 @@ class Surface:
         if attribute in members:
             return members[attribute]
         name = object.__getattribute__(self, "_name")
-        raise AttributeError(f"{name}.{attribute} is not available in the judge")
+        raise AttributeError(not_available(f"{name}.{attribute}"))
 
     def __setattr__(self, attribute: str, value: Any) -> None:
-        raise PolicyError("modules cannot be modified")
+        raise PolicyError(MODULE_UNCHANGED)
 
     def __repr__(self) -> str:
         return f"<module '{object.__getattribute__(self, '_name')}' (judge surface)>"
@@ -99,68 +101,15 @@ NUMPY_LINALG_NAMES = """
 """.split()
 
 
-def array_new(cls: type, *args: Any, **kwargs: Any) -> Any:
-    """``__new__`` of learner subclasses of np.ndarray: zeroed, never over raw buffers."""
-    return new_array(cls, args, kwargs)
-
-
-class _ArrayClass:
-    """``np.ndarray`` as learner code sees it (also what ``type(array)`` returns).
-
-    The real constructor builds an array over any buffer with any dtype, ``object`` included:
-    np.ndarray((1,), object, buffer=...) turns raw bytes into object pointers (a crash, or
-    forged objects), and without a buffer it hands out uninitialised memory. This stand-in
-    refuses ``buffer=`` (``sandbox.numpy_memory``), zeroes, and otherwise behaves like the class:
-    ``isinstance``, ``issubclass``, ``class Sub(np.ndarray)`` (a real subclass, see
-    ``Policy.learner_class``), ``type(a) is np.ndarray`` and ``np.ndarray.sum(a)`` all work.
-    """
-
-    __slots__ = ()
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return new_array(np.ndarray, args, kwargs)
-
-    def __instancecheck__(self, obj: Any) -> bool:
-        return isinstance(obj, np.ndarray)
-
-    def __subclasscheck__(self, cls: Any) -> bool:
-        return cls is self or issubclass(cls, np.ndarray)
-
-    def __mro_entries__(self, bases: tuple[Any, ...]) -> tuple[type, ...]:
-        return (np.ndarray,)
-
-    def __getattr__(self, attribute: str) -> Any:
-        return guard_attribute(np.ndarray, attribute, getattr(np.ndarray, attribute))
-
-    def __repr__(self) -> str:
-        return "<class 'numpy.ndarray'>"
-
-
-NDARRAY = _ArrayClass()
-
-
-@functools.cache
-def learner_modules() -> Mapping[str, Surface]:
-    """Every module learner code may import, by the name it imports: what the compiler checks
-    import statements against and the policy's import hands out. Built once per process; the
-    surfaces are read-only, so every policy shares them."""
-    return MappingProxyType({**numpy_surfaces(), **stdlib_surfaces()})
-
-
-def import_refused(name: str) -> str:
-    """Why ``import name`` is refused, in a learner's words, with what is available."""
-    available = ", ".join(sorted(n for n in learner_modules() if not n.startswith("_")))
-    return f"import of '{name}' is not allowed; available modules: {available}"
-
-
 def numpy_surfaces() -> dict[str, Surface]:
+    """numpy, numpy.random and numpy.linalg: the listed names, guarded."""
     random = Surface("numpy.random", guard_surface(_pick(np.random, NUMPY_RANDOM_NAMES)))
     linalg = Surface("numpy.linalg", guard_surface(_pick(np.linalg, NUMPY_LINALG_NAMES)))
     # np.empty and np.empty_like hand out leftover memory: zeroed ones stand in for them.
     initialised = {
-        "empty": numpy_memory.empty,
-        "empty_like": numpy_memory.empty_like,
-        "pad": numpy_memory.pad,
+        "empty": memory.empty,
+        "empty_like": memory.empty_like,
+        "pad": memory.pad,
         "vectorize": vectorize,
     }
     top = guard_surface({**_pick(np, NUMPY_NAMES), **initialised})
@@ -169,6 +118,8 @@ def numpy_surfaces() -> dict[str, Surface]:
 
 
 def stdlib_surfaces() -> dict[str, Surface]:
+    """The pure standard modules learners use, guarded, without what reaches the system."""
+
     def members_of(module: ModuleType, exclude: Iterable[str] = ()) -> dict[str, Any]:
         names = [n for n in dir(module) if not n.startswith("_") and n not in set(exclude)]
         # Skip modules a surface module imported (statistics.random, statistics.sys, ...).

@@ -9,10 +9,11 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from RestrictedPython import compile_restricted_exec
+from RestrictedPython.compile import compile_restricted_exec
 from RestrictedPython.transformer import ALLOWED_FUNC_NAMES, RestrictingNodeTransformer
 
-from sandbox.surfaces import import_refused, learner_modules
+from sandbox.policy import refusal
+from sandbox.policy.imports import import_refused, learner_modules
 
 LEARNER_FILENAME = "solution.py"
 HELPERS_FILENAME = "helpers.py"
@@ -74,7 +75,7 @@ class LearnerTransformer(RestrictingNodeTransformer):
             if name.startswith("__") and getattr(node, "decorator_list", None):
                 # A decorated special method (@staticmethod) is called by C code that holds no
                 # reference to the object it converts or compares: plain methods only.
-                self.error(node, f"The special method {name} cannot be decorated in the judge.")
+                self.error(node, refusal.decorated_special_method(name))
             return
         super().check_name(node, name, allow_magic_methods)
 
@@ -117,7 +118,7 @@ class LearnerTransformer(RestrictingNodeTransformer):
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> Any:
         if node.level:
-            self.error(node, "relative imports are not available in the judge")
+            self.error(node, refusal.RELATIVE_IMPORT)
         elif node.module is not None:
             self._check_module(node, node.module)
         return super().visit_ImportFrom(node)

@@ -77,6 +77,12 @@ EVERYDAY = {
         "    np.vectorize(lambda v: v * 2)(x); np.pad(x, 1); np.broadcast_to(x, (2, 3))\n"
         "    print(x, repr(x), np.float64(0.1), x.dtype, x.shape, np.array([[1.0, 2.0]]))",
     ),
+    "large arrays": (
+        "",
+        "big = np.zeros((1024, 1024)); big += 1.0; assert float(big.sum()) == 1024 * 1024\n"
+        "    grown = np.concatenate([big.ravel(), big.ravel()]); assert grown.size == 2 * 1024**2\n"
+        "    del big, grown",
+    ),
     "numpy print options and error states": (
         "",
         "with np.printoptions(precision=2):\n        str(np.array([1 / 3]))\n"

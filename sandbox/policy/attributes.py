@@ -1,0 +1,149 @@
+"""Attribute reads by learner code: one rule for ``obj.name``, ``getattr`` and format fields.
+
+No name starting with '_' (the compiler refuses them in code; this refuses them when spelled as
+strings), none of ``BLOCKED_ATTRIBUTES``, no module reached as an attribute; what is read on a
+numpy object is then narrowed by ``numpy_access.guard_attribute``. ``str.format`` is swapped for
+a formatter whose fields follow the same rule.
+"""
+
+from __future__ import annotations
+
+import _string
+import functools
+import string
+from collections.abc import Mapping, Sequence
+from types import BuiltinMethodType, ModuleType
+from typing import Any
+
+from RestrictedPython.transformer import INSPECT_ATTRIBUTES
+
+from sandbox.policy import refusal
+from sandbox.policy.numpy_access import guard_attribute
+from sandbox.policy.refusal import PolicyError
+
+# Attribute names refused on every object, whatever its type: they lead to files, pickles,
+# raw memory or the interpreter's internals. ('capsule': a BitGenerator's PyCapsule holds no
+# reference to it, and np.random.Generator(anything with .capsule) calls through the pointer,
+# freed or not: a use-after-free with learner-controlled function pointers.)
+BLOCKED_ATTRIBUTES = frozenset(
+    {
+        "ctypes",
+        "cffi",
+        "ctypeslib",
+        "tofile",
+        "dump",
+        "dumps",
+        "load",
+        "loads",
+        "save",
+        "savez",
+        "savez_compressed",
+        "savetxt",
+        "loadtxt",
+        "genfromtxt",
+        "fromfile",
+        "memmap",
+        "DataSource",
+        "lib",
+        "f2py",
+        "testing",
+        "distutils",
+        "os",
+        "sys",
+        "subprocess",
+        "builtins",
+        "from_address",
+        "from_buffer",
+        "from_buffer_copy",
+        "gi_frame",
+        "gi_code",
+        "cr_frame",
+        "cr_code",
+        "ag_frame",
+        "ag_code",
+        "f_back",
+        "f_globals",
+        "f_locals",
+        "f_builtins",
+        "tb_frame",
+        "tb_next",
+        "mro",
+        "format_map",
+        "capsule",
+    }
+    | INSPECT_ATTRIBUTES
+)
+
+
+def check_attribute(obj: Any, name: Any) -> None:
+    """The rule of every attribute read by learner code, in code and in format fields."""
+    if type(name) is not str:
+        raise TypeError("attribute name must be a string")
+    if name.startswith("_") or name in BLOCKED_ATTRIBUTES:
+        raise AttributeError(refusal.attribute_refused(name))
+    if isinstance(obj, ModuleType):
+        raise PolicyError(refusal.MODULE_ONLY_THROUGH_IMPORT)
+
+
+class SafeFormatter(string.Formatter):
+    """str.format for learners: fields follow the attribute rule; no item key starts with '_'."""
+
+    def get_field(
+        self, field_name: str, args: Sequence[Any], kwargs: Mapping[str, Any]
+    ) -> tuple[Any, Any]:
+        first, rest = _string.formatter_field_name_split(field_name)
+        obj = self.get_value(first, args, kwargs)
+        for is_attribute, key in rest:
+            if is_attribute:
+                check_attribute(obj, key)
+                obj = getattr(obj, key)
+            elif isinstance(key, str) and key.startswith("_"):
+                raise PolicyError(refusal.format_field_refused(field_name))
+            else:
+                obj = obj[key]
+        return obj, first
+
+
+_FORMATTER = SafeFormatter()
+_STR_FORMAT = str.format
+
+
+def learner_getattr(obj: Any, name: str, default: Any = ..., /) -> Any:
+    """``getattr`` (and every ``obj.name``) in learner code."""
+    if name == "__init__" and type(obj) is super:
+        # super().__init__(...) in a learner's class: the parent's initialiser, bound to
+        # the learner's own object (or object.__init__, a no-op, for anything else).
+        return obj.__init__  # type: ignore[misc]
+    check_attribute(obj, name)
+    if name == "format":
+        if isinstance(obj, str):
+            return functools.partial(_format_string, obj)
+        # str.format reached through the class (str.format, type(s).format, a str
+        # subclass, super()) would read '_' attributes in its fields: swap in the safe one.
+        value = getattr(obj, name) if default is ... else getattr(obj, name, default)
+        if value is _STR_FORMAT:
+            return _format_unbound
+        if type(value) is BuiltinMethodType and isinstance(value.__self__, str):
+            return functools.partial(_format_string, value.__self__)
+        return value
+    value = getattr(obj, name) if default is ... else getattr(obj, name, default)
+    return guard_attribute(obj, name, value)
+
+
+def learner_hasattr(obj: Any, name: str, /) -> bool:
+    """``hasattr`` in learner code: whether ``learner_getattr`` would give the attribute."""
+    try:
+        learner_getattr(obj, name)
+    except (AttributeError, PolicyError):
+        return False
+    return True
+
+
+def _format_string(template: str, *args: Any, **kwargs: Any) -> str:
+    return _FORMATTER.vformat(template, args, kwargs)
+
+
+def _format_unbound(template: str, *args: Any, **kwargs: Any) -> str:
+    if not isinstance(template, str):
+        raise TypeError("str.format needs a str as its first argument")
+    return _FORMATTER.vformat(template, args, kwargs)

@@ -1,0 +1,97 @@
+"""Arrays of Python objects (dtype=object) are inert data: never an operand of numpy, never written.
+
+Many of numpy's loops over an object array hold *borrowed* pointers to its elements while they
+call the elements' own methods: sorts, searches and min/max reductions call ``__lt__``;
+``maximum``, ``minimum``, ``fmax``, ``fmin`` and ``clip`` call ``__ge__``/``__le__`` and then
+return one of the operands; ``logical_and``/``logical_or`` call ``__bool__`` and do the same. A
+learner's method that reassigns the array's items during that call frees an object numpy still
+points at and returns: a use after free, which a determined learner turns into a forged object
+and from there into the real builtins. CPython's own operators over object arrays do the same
+(an element's ``__mul__`` runs with borrowed operands, then the other operand's ``__rmul__``).
+Refusing the known-bad operations one by one missed some, so the rule is the other way round,
+and this module is the one place it is decided. The guards ask it at each gate:
+
+- a call of anything on a surface (numpy's functions and ufuncs, a ufunc's methods, the methods
+  of every numpy object, the standard modules' functions): ``refuse_operands`` on each argument
+  (an object array, or a list or tuple holding one: ``out=(a,)``), ``refuse_results`` on what
+  comes back (an object array is a plain ``np.ndarray``, never the learner's subclass);
+- an attribute of an object array (or of an object scalar or record), however it is reached (on
+  the array, through ``super()``, unbound on the class): ``check_attribute`` allows only
+  ``OBJECT_ARRAY_ATTRIBUTES``, which read, reshape or copy;
+- a write (item or attribute assignment, augmented assignment) by learner code:
+  ``refuse_write``, so no element is freed while any loop holds a borrowed pointer to it;
+- the array constructor: ``refuse_subclass`` keeps object arrays out of learner subclasses.
+
+What stays allowed: building object arrays, reading and iterating them, Python's own
+``sorted``/``max``/``sum`` on them (these hold real references), ``tolist()``/``astype()``, and
+every numpy operation on numeric arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from sandbox.policy.refusal import (
+    OBJECT_ARRAY_SUBCLASS,
+    OBJECT_ARRAY_UNCHANGED,
+    ObjectArrayRefused,
+    PolicyError,
+    object_array_of_own_subclass,
+    object_array_operand,
+)
+
+# What learner code may read on an array of objects: its shape, a copy, a list, a reshaped view.
+OBJECT_ARRAY_ATTRIBUTES = frozenset(
+    """
+    shape ndim size dtype T tolist item copy reshape ravel flatten transpose squeeze astype
+    """.split()
+)
+
+
+def is_object_array(value: Any) -> bool:
+    """An array, scalar or record that holds Python objects."""
+    return isinstance(value, (np.ndarray, np.generic)) and value.dtype.hasobject
+
+
+def holds_objects(value: Any) -> bool:
+    """An array (or record) of Python objects, or a list/tuple with one at its top level."""
+    if type(value) in (list, tuple):
+        return any(is_object_array(item) for item in value)
+    return is_object_array(value)
+
+
+def refuse_operands(what: str, args: Iterable[Any]) -> None:
+    """Refuse a call of ``what`` that would hand numpy (or trusted code) an object array."""
+    if any(holds_objects(value) for value in args):
+        raise ObjectArrayRefused(object_array_operand(what))
+
+
+def refuse_results(what: str, parts: Iterable[Any]) -> None:
+    """Refuse results of ``what`` that are object arrays of a learner subclass (``astype``)."""
+    if any(is_object_array(part) and type(part) is not np.ndarray for part in parts):
+        raise PolicyError(object_array_of_own_subclass(what))
+
+
+def check_attribute(obj: Any, name: str) -> None:
+    """Refuse ``obj.name`` on an object array unless the attribute only reads or copies."""
+    if is_object_array(obj) and name not in OBJECT_ARRAY_ATTRIBUTES:
+        raise ObjectArrayRefused(object_array_operand(f"ndarray.{name}"))
+
+
+def refuse_write(obj: Any) -> None:
+    """Refuse learner code's writes into an object array (and into a record, which only reads)."""
+    if is_object_array(obj) or isinstance(obj, np.void):
+        raise PolicyError(OBJECT_ARRAY_UNCHANGED)
+
+
+def refuse_subclass(cls: type, dtype: np.dtype[Any]) -> None:
+    """Refuse building an object array of a learner subclass of np.ndarray.
+
+    A subclass brings the learner's own methods to code that writes items through the real
+    ``__setitem__`` (``random.shuffle``): object arrays stay plain np.ndarray.
+    """
+    if dtype.hasobject and cls is not np.ndarray:
+        raise PolicyError(OBJECT_ARRAY_SUBCLASS)

@@ -1,0 +1,135 @@
+"""What learner code is told when the policy refuses something: the exceptions and their wording.
+
+Every sentence the policy's guards raise is written here, so a refusal reads the same wherever
+it is raised: it names what was refused and, where there is one, says what to do instead.
+(The compiler's own refusals are RestrictedPython's, with the line; see ``compiler``.)
+"""
+
+from __future__ import annotations
+
+
+class PolicyError(Exception):
+    """Learner code tried something the judge does not allow (a clear, learner-facing message)."""
+
+
+class ObjectArrayRefused(PolicyError):
+    """An operation on an array of Python objects; the message says what to do instead."""
+
+
+def not_available(what: str, instead: str = "") -> str:
+    """The common shape of a refusal: ``what`` is not available here, and what to do instead."""
+    return f"{what} is not available in the judge" + (f"; {instead}" if instead else "")
+
+
+# -- imports and surfaces ---------------------------------------------------------------------
+
+
+def import_refused(name: str, available: list[str]) -> str:
+    """Why ``import name`` is refused, with the modules that can be imported."""
+    return f"import of '{name}' is not allowed; available modules: {', '.join(available)}"
+
+
+RELATIVE_IMPORT = "relative imports are not available in the judge"
+MODULE_ONLY_THROUGH_IMPORT = "modules are only reachable through import"
+MODULE_UNCHANGED = "modules cannot be modified"
+
+# -- attributes and writes --------------------------------------------------------------------
+
+
+def attribute_refused(name: str) -> str:
+    return f"the attribute {name!r} is not available in the judge"
+
+
+def format_field_refused(field_name: str) -> str:
+    return f"format field {field_name!r} is not allowed"
+
+
+def cannot_modify(kind: str) -> str:
+    return f"cannot modify {kind}"
+
+
+def cannot_set(name: object) -> str:
+    return f"cannot set the attribute {name!r}"
+
+
+OBJECT_ARRAY_UNCHANGED = (
+    "arrays of Python objects (dtype=object) cannot be changed in the judge; build a new one "
+    "with np.array([...]), or use a list"
+)
+
+
+def object_array_operand(what: str) -> str:
+    return not_available(
+        f"{what} on an array of Python objects",
+        "use a numeric array (a.astype(float)), or a list (a.tolist()) with Python's "
+        "sorted()/max()/min()",
+    )
+
+
+def object_array_of_own_subclass(what: str) -> str:
+    return f"{what} made an array of Python objects of your own subclass"
+
+
+OBJECT_ARRAY_SUBCLASS = "an array of Python objects cannot be of your own ndarray subclass"
+
+# -- classes and type() -----------------------------------------------------------------------
+
+
+def numpy_base_refused(base: str) -> str:
+    return (
+        f"classes cannot derive from numpy's {base} in the judge "
+        "(np.ndarray is the one numpy class to derive from)"
+    )
+
+
+def number_base_refused(base: str) -> str:
+    return f"classes cannot derive from {base} in the judge; wrap the value in an attribute instead"
+
+
+def array_protocol_override(names: list[str]) -> str:
+    return f"a subclass of np.ndarray cannot define {', '.join(names)} in the judge"
+
+
+def own_object_to_numpy(kind: str) -> str:
+    return (
+        f"numpy cannot take objects of your own class {kind} in the judge; "
+        "give it numbers (or lists of numbers)"
+    )
+
+
+def decorated_special_method(name: str) -> str:
+    return f"The special method {name} cannot be decorated in the judge."
+
+
+TYPE_WITH_THREE_ARGUMENTS = "type() with three arguments is not available; use a class statement"
+TYPE_OF_A_CLASS = "type() of a class is not available in the judge"
+
+# -- memory -----------------------------------------------------------------------------------
+
+STRUCTURED_DTYPES = "structured and void dtypes are not available in the judge"
+
+
+def structured_result(what: str) -> str:
+    return f"{what} made a structured array; {STRUCTURED_DTYPES}"
+
+
+def ndarray_over_memory(parameter: str) -> str:
+    return not_available(f"np.ndarray(..., {parameter}=...)", "use np.array or np.zeros")
+
+
+RESIZE = not_available("ndarray.resize", "build a new array")
+
+# -- copying ----------------------------------------------------------------------------------
+
+
+def copy_refused(kind: str, is_generator: bool) -> str:
+    """Why ``copy.copy``/``copy.deepcopy`` refuse a value of type ``kind``."""
+    if is_generator:
+        return (
+            f"cannot copy a random generator ({kind}): the judge counts its draws; "
+            "draw from the one you were given"
+        )
+    return (
+        f"cannot copy a {kind} in the judge: copy works on numbers, strings, lists, tuples, "
+        "dicts, sets, numpy arrays and instances of your own classes"
+    )
