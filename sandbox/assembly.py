@@ -1,8 +1,8 @@
 """Host side: one job's result, assembled from the mailboxes of the children that worked on it.
 
-A child that finishes reports every case; one that hangs, crashes or floods its output is
-stopped by the zygote, the case it was running gets its own outcome here, and the remaining
-cases go to a fresh child. Everything a child wrote is validated here, on the trusted side.
+A child that finishes reports every case. One that spends the job's time budget is stopped by
+the zygote: its case is ``timeout`` and the later ones ``not_run``. One that crashes or floods
+its output gets that outcome for its case, and the remaining cases go to a fresh child. Everything a child wrote is validated here, on the trusted side.
 """
 
 from __future__ import annotations

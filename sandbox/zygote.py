@@ -1,11 +1,12 @@
 """The warm zygote: a clean interpreter that imports and warms everything once, then forks
-confined children, hands each one job, enforces deadlines and reports how each child ended.
+confined children, hands each one job, keeps each job's time budget and its lane (fast, or
+demoted to the slow lane), and reports how each child ended.
 
 It runs as its own process (started by ``sandbox.pool``), never holds the web app's memory and
 never runs learner code itself. Children are forked and confined *before* there is work for
 them (spares), so fork, confinement and their page faults stay off the grading path. A child
 reports through a shared-memory mailbox (``sandbox.mailbox``); the zygote wakes only when a
-child exits or a deadline passes, and relays the mailbox to the host unparsed: the host, not
+child exits or a budget could be spent, and relays the mailbox to the host unparsed: the host, not
 the zygote, validates it. Keeping the zygote's own work small matters: every page it writes
 while children share its memory costs a copy-on-write fault.
 """
