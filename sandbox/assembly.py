@@ -2,7 +2,8 @@
 
 A child that finishes reports every case. One that spends the job's time budget is stopped by
 the zygote: its case is ``timeout`` and the later ones ``not_run``. One that crashes or floods
-its output gets that outcome for its case, and the remaining cases go to a fresh child. Everything a child wrote is validated here, on the trusted side.
+its output gets that outcome for its case, and the remaining cases go to a fresh child.
+Everything a child wrote is validated here, on the trusted side.
 """
 
 from __future__ import annotations
