@@ -1,18 +1,23 @@
 """Finds the exercise folders under ``exercises/`` and validates each one at start-up.
 
 An exercise is data: ``exercise.toml`` (metadata, signature, grading conventions, hints),
-``statement.md``, ``starter.py``, ``solution.py``, ``cases.json`` and optionally ``helpers.py``.
-The folder format is documented in ``exercises/README.md``.
+``statement.md``, ``starter.py``, ``solution.py``, ``cases.json`` and optionally ``helpers.py``,
+``extra_cases.json`` (Submit's stored edge cases) and ``case_generator.py`` (Submit's random
+cases, trusted code). The folder format is documented in ``exercises/README.md``.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import tomllib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from app.checks import parse_type
 from app.tolerance import EXACT, Tolerance
@@ -24,6 +29,13 @@ PARAMETER_KINDS = ("value", "list", "ndarray", "rng")
 RANDOM_MODES = tuple(mode.value for mode in RandomMode)
 DIFFICULTIES = ("easy", "medium", "hard")
 CASES_PER_EXERCISE = 6
+DEFAULT_RANDOM_CASES = 20
+MAX_RANDOM_CASES = 200
+# Custom inputs: the longest list or array dimension, and every number of an input together.
+DEFAULT_MAX_LENGTH = 1000
+DEFAULT_MAX_ELEMENTS = 100_000
+
+RandomCase = Callable[[np.random.Generator], dict[str, Any]]
 
 
 class ExerciseError(ValueError):
@@ -35,6 +47,21 @@ class Case:
     name: str
     input: dict[str, Any]
     expected: dict[str, Any]
+    hint: int | None = None  # the 1-based hint addressing the mistake this case catches
+    group: str = "example"  # example | extra | random | custom (the report's test groups)
+    # Set when the reference itself could not run this input (a random or custom case): the
+    # learner's result is then shown without a verdict on it.
+    reference_problem: str | None = None
+
+
+@dataclass(frozen=True)
+class InputCaps:
+    """How large a learner's own input may be (``[custom]`` in exercise.toml)."""
+
+    max_length: int = DEFAULT_MAX_LENGTH
+    max_elements: int = DEFAULT_MAX_ELEMENTS
+    item_types: Mapping[str, str] = field(default_factory=dict)  # param -> "int" | "float"
+    distributions: tuple[str, ...] = ()  # ndarray params whose rows are probability vectors
 
 
 @dataclass(frozen=True)
@@ -61,18 +88,23 @@ class Exercise:
     return_names: tuple[str, ...] = ()
     feedback: dict[str, str] = field(default_factory=dict)
     order: int = 0
+    extra_cases: tuple[Case, ...] = ()
+    random_case: RandomCase | None = None
+    random_cases: int = 0
+    input_caps: InputCaps = field(default_factory=InputCaps)
     tolerance: Tolerance = EXACT
 
     def case_inputs(self) -> list[dict[str, Any]]:
         """The inputs only: the part of each case that may cross into the sandbox."""
         return [case.input for case in self.cases]
 
-    def job(self, code: str) -> Job:
-        """What the sandbox gets to grade ``code``: the case inputs, never what is expected."""
+    def job(self, code: str, inputs: list[dict[str, Any]] | None = None) -> Job:
+        """What the sandbox gets to run ``code`` on: case inputs (the examples unless ``inputs``
+        says otherwise), never what is expected of them."""
         return Job(
             code=code,
             entry_point=self.entry_point,
-            cases=tuple(self.case_inputs()),
+            cases=tuple(self.case_inputs() if inputs is None else inputs),
             parameters=self.parameters,
             limits=self.limits,
             random_mode=self.random_mode,
@@ -91,8 +123,11 @@ def _read_text(path: Path) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def load_cases(path: Path, parameters: dict[str, str]) -> tuple[Case, ...]:
-    """Read ``cases.json``: a list of ``{name, input, expected}`` objects."""
+def load_cases(
+    path: Path, parameters: dict[str, str], hint_count: int | None = None, group: str = "example"
+) -> tuple[Case, ...]:
+    """Read ``cases.json`` (or ``extra_cases.json``, whose cases may name a ``hint`` among
+    ``hint_count``): a list of ``{name, input, expected}`` objects."""
     try:
         raw = json.loads(_read_text(path))
     except json.JSONDecodeError as exc:
@@ -102,7 +137,8 @@ def load_cases(path: Path, parameters: dict[str, str]) -> tuple[Case, ...]:
     for position, item in enumerate(raw, start=1):
         where = f"case {position}"
         _require(isinstance(item, dict), path, f"{where} must be an object")
-        _require(set(item) <= {"name", "input", "expected"}, path, f"{where} has unknown keys")
+        allowed = {"name", "input", "expected"} | ({"hint"} if hint_count is not None else set())
+        _require(set(item) <= allowed, path, f"{where} has unknown keys")
         name = item.get("name")
         _require(isinstance(name, str) and bool(name.strip()), path, f"{where} needs a name")
         inputs = item.get("input")
@@ -115,7 +151,14 @@ def load_cases(path: Path, parameters: dict[str, str]) -> tuple[Case, ...]:
         )
         expected = item.get("expected", {})
         _require(isinstance(expected, dict), path, f"{where} ({name}) expected must be an object")
-        cases.append(Case(name=name, input=inputs, expected=expected))
+        hint = item.get("hint")
+        if hint is not None:
+            _require(
+                type(hint) is int and 1 <= hint <= (hint_count or 0),
+                path,
+                f"{where} ({name}) hint must be a hint number from 1 to {hint_count}",
+            )
+        cases.append(Case(name=name, input=inputs, expected=expected, hint=hint, group=group))
     names = [case.name for case in cases]
     _require(len(set(names)) == len(names), path, "case names must be unique")
     return tuple(cases)
@@ -216,6 +259,15 @@ def load_exercise(folder: Path) -> Exercise:
         f"must hold exactly {CASES_PER_EXERCISE} cases, found {len(cases)}",
     )
     helpers_path = folder / "helpers.py"
+    extra_path = folder / "extra_cases.json"
+    extra_cases = (
+        load_cases(extra_path, parameters, len(hints), "extra") if extra_path.exists() else ()
+    )
+    clash = {case.name for case in cases} & {case.name for case in extra_cases}
+    _require(not clash, extra_path, f"case names already used in cases.json: {sorted(clash)}")
+    random_case = _load_generator(folder / "case_generator.py", parameters)
+    random_cases = _random_case_count(meta.get("submit", {}), meta_path, random_case)
+    input_caps = _input_caps(meta.get("custom", {}), meta_path, parameters)
 
     order = meta.get("order", 0)
     _require(type(order) is int, meta_path, "'order' must be an integer")
@@ -243,6 +295,89 @@ def load_exercise(folder: Path) -> Exercise:
         feedback=dict(feedback),
         order=order,
         tolerance=tolerance,
+        extra_cases=extra_cases,
+        random_case=random_case,
+        random_cases=random_cases,
+        input_caps=input_caps,
+    )
+
+
+def _load_generator(path: Path, parameters: dict[str, str]) -> RandomCase | None:
+    """``case_generator.py``'s ``random_case(rng)``, tried once so a broken one stops start-up."""
+    if not path.exists():
+        return None
+    spec = importlib.util.spec_from_file_location(f"case_generator_{path.parent.name}", path)
+    _require(spec is not None and spec.loader is not None, path, "cannot be loaded")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    try:
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    except Exception as exc:  # trusted, but a typo in it should name the file
+        raise ExerciseError(f"{path}: raised {type(exc).__name__}: {exc}") from exc
+    random_case: Any = getattr(module, "random_case", None)
+    _require(callable(random_case), path, "must define random_case(rng)")
+    for seed in range(3):
+        try:
+            sample = random_case(np.random.default_rng(seed))
+            json.dumps(sample, allow_nan=False)
+        except Exception as exc:
+            raise ExerciseError(f"{path}: random_case raised {type(exc).__name__}: {exc}") from exc
+        _require(
+            isinstance(sample, dict) and list(sample) == list(parameters),
+            path,
+            f"random_case must return a dict keyed by the parameters {list(parameters)}, in order",
+        )
+    return random_case  # type: ignore[no-any-return]
+
+
+def _random_case_count(raw: Any, where: Path, random_case: RandomCase | None) -> int:
+    _require(
+        isinstance(raw, dict) and set(raw) <= {"random_cases"},
+        where,
+        "[submit] may only set random_cases",
+    )
+    count = raw.get("random_cases", DEFAULT_RANDOM_CASES if random_case else 0)
+    _require(
+        type(count) is int and 0 <= count <= MAX_RANDOM_CASES,
+        where,
+        f"[submit] random_cases must be an integer from 0 to {MAX_RANDOM_CASES}",
+    )
+    _require(
+        random_case is not None or count == 0,
+        where,
+        "[submit] random_cases needs a case_generator.py",
+    )
+    return count
+
+
+def _input_caps(raw: Any, where: Path, parameters: dict[str, str]) -> InputCaps:
+    keys = {"max_length", "max_elements", "items", "distributions"}
+    _require(
+        isinstance(raw, dict) and set(raw) <= keys, where, f"[custom] may only set {sorted(keys)}"
+    )
+    for key in ("max_length", "max_elements"):
+        value = raw.get(key, 1)
+        _require(
+            type(value) is int and value > 0, where, f"[custom] {key} must be a positive integer"
+        )
+    items = raw.get("items", {})
+    _require(
+        isinstance(items, dict)
+        and all(parameters.get(n) == "list" and t in ("int", "float") for n, t in items.items()),
+        where,
+        '[custom] items maps list parameters to "int" or "float"',
+    )
+    distributions = raw.get("distributions", [])
+    _require(
+        isinstance(distributions, list)
+        and all(parameters.get(n) == "ndarray" for n in distributions),
+        where,
+        "[custom] distributions must list ndarray parameters",
+    )
+    return InputCaps(
+        max_length=raw.get("max_length", DEFAULT_MAX_LENGTH),
+        max_elements=raw.get("max_elements", DEFAULT_MAX_ELEMENTS),
+        item_types=dict(items),
+        distributions=tuple(distributions),
     )
 
 

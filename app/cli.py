@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import sys
 from pathlib import Path
 
-from app.catalog import EXERCISES_DIR, Catalog, ExerciseError
+from app.catalog import EXERCISES_DIR, Catalog, Exercise, ExerciseError
 from app.schemas import Report, Status
 
 
@@ -22,15 +23,17 @@ def _load_catalog(root: Path) -> Catalog:
 def print_report(report: Report, stream=sys.stdout) -> None:  # type: ignore[no-untyped-def]
     """A human-readable report: summary line, then one line per case with its message."""
     marks = {Status.passed: "PASS", Status.failed: "FAIL", Status.error: "ERROR"}
+    seed = f", random cases of seed {report.seed}" if report.seed is not None else ""
     print(
         f"{report.verdict.value}: {report.passed}/{report.total} tests passed "
-        f"({report.duration_ms:.1f} ms)",
+        f"({report.mode.value}{seed}, {report.duration_ms:.1f} ms)",
         file=stream,
     )
     if report.message:
         print(f"  {report.message}", file=stream)
     for test in report.tests:
-        print(f"  [{marks[test.status]}] {test.name}", file=stream)
+        group = "" if test.group.value == "example" else f"{test.group.value}: "
+        print(f"  [{marks[test.status]}] {group}{test.name}", file=stream)
         if test.status != Status.passed and test.message:
             for line in test.message.splitlines():
                 print(f"      {line}", file=stream)
@@ -70,34 +73,80 @@ def read_submission(name: str, cap: int) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
 
 
-def cmd_grade(args: argparse.Namespace) -> int:
-    from app.errors import JudgeError
-    from app.judge import Judge
-
+def _exercise_and_code(args: argparse.Namespace) -> tuple[Exercise, str] | None:
+    """The named exercise and the file's code, or None after one stderr line."""
     catalog = _load_catalog(args.exercises)
     exercise = catalog.get(args.exercise_id)
     if exercise is None:
         known = ", ".join(e.id for e in catalog)
         print(f"judge: unknown exercise {args.exercise_id!r} (known: {known})", file=sys.stderr)
-        return 2
+        return None
     try:
         code = read_submission(args.file, exercise.limits.code_bytes)
     except SubmissionFileError as exc:
         print(f"judge: {exc}", file=sys.stderr)
+        return None
+    return exercise, code
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from app.errors import JudgeError
+    from app.judge import Judge
+    from app.schemas import Mode
+
+    found = _exercise_and_code(args)
+    if found is None:
         return 2
-    judge = Judge.create(workers=1, queue_size=1)
+    exercise, code = found
+    # Submit's extra and random cases and the reference beside the learner: two children.
+    judge = Judge.create(workers=2 if args.submit else 1, queue_size=2)
     try:
-        report = judge.grade(exercise, code)
+        mode = Mode.submit if args.submit else Mode.run
+        report = judge.grade(exercise, code, mode, args.seed)
     except JudgeError as exc:  # the sandbox is down or busy: say so, no traceback
         print(f"judge: could not grade {args.file}: {exc.detail}", file=sys.stderr)
         return 2
     finally:
         judge.close()
-    if args.json:
+    _show(report, args.json)
+    return 0 if report.status == Status.passed else 1
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from app.custom_input import BadInput, validate
+    from app.errors import JudgeError
+    from app.judge import Judge
+
+    found = _exercise_and_code(args)
+    if found is None:
+        return 2
+    exercise, code = found
+    try:
+        raw = json.loads(args.input)
+        validate(exercise, raw)  # before a child is started
+    except json.JSONDecodeError as exc:
+        print(f"judge: --input is not valid JSON: {exc}", file=sys.stderr)
+        return 2
+    except BadInput as exc:
+        print(f"judge: bad input: {exc.detail}", file=sys.stderr)
+        return 2
+    judge = Judge.create(workers=2, queue_size=2)
+    try:
+        report = judge.run_custom(exercise, code, raw)
+    except JudgeError as exc:
+        print(f"judge: could not run {args.file}: {exc.detail}", file=sys.stderr)
+        return 2
+    finally:
+        judge.close()
+    _show(report, args.json)
+    return 0 if report.status == Status.passed else 1
+
+
+def _show(report: Report, as_json: bool) -> None:
+    if as_json:
         print(report.model_dump_json(indent=2))
     else:
         print_report(report)
-    return 0 if report.status == Status.passed else 1
 
 
 def cmd_exercises(args: argparse.Namespace) -> int:
@@ -172,7 +221,22 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("exercise_id")
     grade.add_argument("file")
     grade.add_argument("--json", action="store_true", help="print the report as JSON")
+    grade.add_argument(
+        "--submit", action="store_true", help="grade as Submit: examples, extra, random cases"
+    )
+    grade.add_argument(
+        "--seed", type=int, default=None, help="with --submit: replay the random cases of a seed"
+    )
     grade.set_defaults(func=cmd_grade)
+
+    run = commands.add_parser("run", help="run a file and the reference on an input of yours")
+    run.add_argument("exercise_id")
+    run.add_argument("file")
+    run.add_argument(
+        "--input", required=True, help="JSON object, one value per parameter, e.g. '{\"x\": [1]}'"
+    )
+    run.add_argument("--json", action="store_true", help="print the report as JSON")
+    run.set_defaults(func=cmd_run)
 
     exercises = commands.add_parser("exercises", help="validate or regenerate exercise folders")
     exercises.add_argument("action", choices=["check", "regen"])

@@ -6,7 +6,7 @@ worker thread, a hop that cost more than everything else in a request.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, Path, Request
 from pydantic import ValidationError
@@ -15,7 +15,7 @@ from app.catalog import Catalog, Exercise
 from app.config import Settings
 from app.errors import Forbidden, InvalidRequest, NotFound, PayloadTooLarge, describe_validation
 from app.judge import Judge
-from app.schemas import Submission
+from app.schemas import CustomRun, Submission
 from app.storage import History
 
 
@@ -73,10 +73,14 @@ async def read_capped_body(request: Request, cap: int) -> bytes:
     return bytes(body)
 
 
-async def get_submission(
-    request: Request, settings: SettingsDep, exercise: ExerciseDep
-) -> Submission:
-    """The submission body: size-capped first, then parsed and validated (422 if malformed)."""
+BodyModel = TypeVar("BodyModel", Submission, CustomRun)
+
+
+async def _read_code_body(
+    request: Request, settings: Settings, exercise: Exercise, model: type[BodyModel]
+) -> BodyModel:
+    """A body holding learner code: size-capped first, then parsed and validated (422 if
+    malformed), then the code's own cap."""
     if request.headers.get("sec-fetch-site") == "cross-site":
         # Any web page a learner visits could otherwise make their browser post code to a judge
         # on localhost (a form or a no-cors fetch needs no preflight). Browsers label such
@@ -84,14 +88,29 @@ async def get_submission(
         raise Forbidden("Submissions from another site's pages are refused.")
     body = await read_capped_body(request, settings.max_body_bytes)
     try:
-        submission = Submission.model_validate_json(body)
+        parsed = model.model_validate_json(body)
     except ValidationError as exc:
         raise InvalidRequest(describe_validation(exc.errors(), prefix="body")) from None
     cap = min(settings.max_code_bytes, exercise.limits.code_bytes)
-    size = len(submission.code.encode("utf-8", "surrogatepass"))
+    size = len(parsed.code.encode("utf-8", "surrogatepass"))
     if size > cap:
         raise PayloadTooLarge(f"The code is {size} bytes; the limit is {cap} bytes.")
-    return submission
+    return parsed
+
+
+async def get_submission(
+    request: Request, settings: SettingsDep, exercise: ExerciseDep
+) -> Submission:
+    """The submission body (code and mode)."""
+    return await _read_code_body(request, settings, exercise, Submission)
+
+
+async def get_custom_run(
+    request: Request, settings: SettingsDep, exercise: ExerciseDep
+) -> CustomRun:
+    """The custom-input body (code and input); the input itself is checked by the judge."""
+    return await _read_code_body(request, settings, exercise, CustomRun)
 
 
 SubmissionDep = Annotated[Submission, Depends(get_submission)]
+CustomRunDep = Annotated[CustomRun, Depends(get_custom_run)]

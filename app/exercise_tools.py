@@ -12,20 +12,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app import checks
-from app.catalog import Catalog, Exercise, ExerciseError
+from app import case_sets, checks
+from app.catalog import Case, Catalog, Exercise, ExerciseError
 from app.judge import Judge
 from app.schemas import Status, Verdict
 from sandbox import RandomMode
 
 
-def reference_expectations(judge: Judge, exercise: Exercise) -> list[dict[str, Any]]:
-    """What the reference solution returns for each case, in the stored ``expected`` shape."""
-    result = judge.submit(exercise, exercise.solution_code).result(timeout=120)
+def reference_expectations(
+    judge: Judge, exercise: Exercise, cases: tuple[Case, ...] | None = None
+) -> list[dict[str, Any]]:
+    """What the reference solution returns for each case (the examples unless ``cases`` says
+    otherwise), in the stored ``expected`` shape."""
+    cases = exercise.cases if cases is None else cases
+    inputs = [case.input for case in cases]
+    result = judge.submit(exercise, exercise.solution_code, inputs).result(timeout=120)
     if result.setup is not None:
         raise ExerciseError(f"{exercise.id}: the reference does not run: {result.setup.message}")
     expectations = []
-    for case, run in zip(exercise.cases, result.cases, strict=True):
+    for case, run in zip(cases, result.cases, strict=True):
         if run.outcome != "returned":
             message = run.error.message if run.error else run.outcome
             raise ExerciseError(f"{exercise.id}: reference failed on {case.name!r}: {message}")
@@ -44,16 +49,18 @@ def reference_expectations(judge: Judge, exercise: Exercise) -> list[dict[str, A
 def check_exercise(judge: Judge, exercise: Exercise) -> list[str]:
     """Problems with one exercise folder (empty when it is sound)."""
     problems = []
+    stored = exercise.cases + exercise.extra_cases
     try:
-        regenerated = reference_expectations(judge, exercise)
+        regenerated = reference_expectations(judge, exercise, stored)
     except ExerciseError as exc:
         return [str(exc)]
-    for case, fresh in zip(exercise.cases, regenerated, strict=True):
+    for case, fresh in zip(stored, regenerated, strict=True):
         if not checks.same(case.expected, fresh, exercise.tolerance):
             problems.append(
                 f"case {case.name!r}: stored expected {json.dumps(case.expected)} but the "
                 f"reference now gives {json.dumps(fresh)} (run `judge exercises regen`)"
             )
+    problems.extend(_random_case_problems(judge, exercise))
     reference = judge.grade(exercise, exercise.solution_code)
     if reference.status != Status.passed:
         problems.append(f"the reference solution is not accepted ({reference.verdict.value})")
@@ -62,6 +69,22 @@ def check_exercise(judge: Judge, exercise: Exercise) -> list[str]:
         problems.append(f"the starter code does not compile: {starter.message}")
     elif starter.status == Status.passed:
         problems.append("the starter code passes every case; it must fail")
+    return problems
+
+
+def _random_case_problems(judge: Judge, exercise: Exercise) -> list[str]:
+    """The generator's cases must be inputs the reference answers (two seeds' worth)."""
+    problems = []
+    for seed in (0, 1):
+        inputs = case_sets.random_inputs(exercise, seed)
+        if not inputs:
+            return []
+        result = judge.reference(exercise, inputs).result(timeout=120)
+        for index in range(len(inputs)):
+            problem = case_sets.reference_problem(result, index)
+            if problem:
+                problems.append(f"random case {index + 1} of seed {seed}: {problem}")
+                break
     return problems
 
 
@@ -106,9 +129,11 @@ def format_cases(cases: list[dict[str, Any]]) -> str:
             f"      {json.dumps(name)}: {json.dumps(value)}"
             for name, value in case["input"].items()
         )
+        hint = f'    "hint": {case["hint"]},\n' if case.get("hint") is not None else ""
         blocks.append(
             "  {\n"
             f'    "name": {json.dumps(case["name"])},\n'
+            f"{hint}"
             f'    "input": {{\n{inputs}\n    }},\n'
             f'    "expected": {json.dumps(case["expected"])}\n'
             "  }"
@@ -122,14 +147,19 @@ def regenerate_all(root: Path) -> int:
 
 def _regenerate_catalog(judge: Judge, catalog: Catalog) -> int:
     for exercise in catalog:
-        expectations = reference_expectations(judge, exercise)
-        cases = [
-            {"name": case.name, "input": case.input, "expected": expected}
-            for case, expected in zip(exercise.cases, expectations, strict=True)
-        ]
-        path = exercise.folder / "cases.json"
-        before = path.read_text(encoding="utf-8")
-        after = format_cases(cases)
-        path.write_text(after, encoding="utf-8")
-        print(f"{'updated' if before != after else 'same   '}  {path}")
+        _regenerate(judge, exercise, exercise.cases, exercise.folder / "cases.json")
+        if exercise.extra_cases:
+            _regenerate(judge, exercise, exercise.extra_cases, exercise.folder / "extra_cases.json")
     return 0
+
+
+def _regenerate(judge: Judge, exercise: Exercise, stored: tuple[Case, ...], path: Path) -> None:
+    expectations = reference_expectations(judge, exercise, stored)
+    cases = [
+        {"name": case.name, "hint": case.hint, "input": case.input, "expected": expected}
+        for case, expected in zip(stored, expectations, strict=True)
+    ]
+    before = path.read_text(encoding="utf-8")
+    after = format_cases(cases)
+    path.write_text(after, encoding="utf-8")
+    print(f"{'updated' if before != after else 'same   '}  {path}")

@@ -12,10 +12,10 @@ from collections.abc import Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from app import checks
+from app import case_sets, checks, custom_input
 from app.catalog import Case, Exercise
 from app.errors import JudgeError, PayloadTooLarge, Saturated
-from app.schemas import CaseResult, Report, Status, Verdict
+from app.schemas import CaseResult, Group, Mode, Report, Status, Verdict
 from sandbox import (
     CaseRun,
     Outcome,
@@ -96,6 +96,8 @@ def check_case(
         return CaseResult(
             name=case.name,
             status=status,
+            group=Group(case.group),
+            hint=case.hint,
             input=case.input,
             expected=expected,
             actual=actual,
@@ -106,6 +108,15 @@ def check_case(
 
     if run.outcome is Outcome.not_run:
         return result(Status.error, None, not_run_message(exercise, spent_by))
+    if case.reference_problem is not None:
+        # Nothing to compare with: the learner sees their own result and why there is no other.
+        message = f"no verdict on this input: {case.reference_problem}"
+        if run.outcome is Outcome.exhausted:
+            message += f"; {checks.exhausted_message(run.draws, None)}"
+        elif run.outcome is not Outcome.returned:
+            message += f"; your function: {checks.error_message(run, _limits_text(exercise))}"
+        actual = checks.plain(run.value) if run.outcome is Outcome.returned else None
+        return result(Status.error, actual, message)
     if run.outcome is Outcome.exhausted:
         # Drawing more numbers than the case scripts is a logic mistake, not a crash.
         message = checks.exhausted_message(run.draws, case.expected.get("draws"))
@@ -127,11 +138,23 @@ def check_case(
     if draws:
         problems.append(draws)
     kinds = {name: kind for name, kind in exercise.parameters.items() if kind != "rng"}
-    mutation = checks.mutation_problem(case.input, run.inputs_after, kinds)
+    mutation = checks.mutation_problem(_as_built(case.input, kinds), run.inputs_after, kinds)
     if mutation:
         problems.append(mutation)
     status = Status.failed if problems else Status.passed
     return result(status, actual, "; ".join(problems) if problems else None)
+
+
+def _as_built(inputs: dict[str, Any], kinds: dict[str, str]) -> dict[str, Any]:
+    """Inputs as the child's snapshot spells them: an empty array ``{"empty": [0, V]}`` is a
+    list of that shape with no numbers."""
+    built = dict(inputs)
+    for name, kind in kinds.items():
+        value = built.get(name)
+        if kind == "ndarray" and isinstance(value, dict) and "empty" in value:
+            shape = value["empty"]
+            built[name] = [] if shape[0] == 0 else [[] for _ in range(shape[0])]
+    return built
 
 
 def _value_problems(
@@ -153,21 +176,30 @@ def _value_problems(
     return [problem] if problem else []
 
 
-def build_report(exercise: Exercise, result: RunResult, duration_ms: float) -> Report:
-    """Turn raw sandbox outcomes into the report of architecture.md."""
-    total = len(exercise.cases)
+def build_report(
+    exercise: Exercise,
+    result: RunResult,
+    duration_ms: float,
+    cases: list[Case] | None = None,
+    mode: Mode = Mode.run,
+    seed: int | None = None,
+) -> Report:
+    """Turn raw sandbox outcomes into the report of architecture.md; ``cases`` (the examples
+    unless given) are what the job ran, in its order."""
+    cases = list(exercise.cases) if cases is None else cases
+    total = len(cases)
     if result.setup is not None:
-        return _setup_report(exercise, result.setup, duration_ms)
+        return _setup_report(cases, result.setup, duration_ms, mode, seed)
     tests = []
     spent_by = next(
         (
             case.name
-            for case, run in zip(exercise.cases, result.cases, strict=False)
+            for case, run in zip(cases, result.cases, strict=False)
             if run.outcome is Outcome.timeout
         ),
         None,
     )
-    for index, case in enumerate(exercise.cases):
+    for index, case in enumerate(cases):
         if index < len(result.cases):
             tests.append(check_case(exercise, case, result.cases[index], spent_by))
         else:  # cannot happen with a well-behaved zygote; reported rather than hidden
@@ -175,6 +207,8 @@ def build_report(exercise: Exercise, result: RunResult, duration_ms: float) -> R
                 CaseResult(
                     name=case.name,
                     status=Status.error,
+                    group=Group(case.group),
+                    hint=case.hint,
                     input=case.input,
                     expected=case.expected.get("value"),
                     message="this case did not run",
@@ -194,6 +228,8 @@ def build_report(exercise: Exercise, result: RunResult, duration_ms: float) -> R
             verdict = Verdict.runtime_error
     return Report(
         status=Status.passed if passed == total else Status.failed,
+        mode=mode,
+        seed=seed,
         verdict=verdict,
         message=None,
         passed=passed,
@@ -215,7 +251,9 @@ SETUP_LEAD = {
 }
 
 
-def _setup_report(exercise: Exercise, setup: SetupFailure, duration_ms: float) -> Report:
+def _setup_report(
+    cases: list[Case], setup: SetupFailure, duration_ms: float, mode: Mode, seed: int | None
+) -> Report:
     where = f"line {setup.line}: " if setup.line else ""
     lead = SETUP_LEAD[setup.kind]
     message = checks.scrub(f"{lead}: {where}{setup.message}")
@@ -223,18 +261,22 @@ def _setup_report(exercise: Exercise, setup: SetupFailure, duration_ms: float) -
         CaseResult(
             name=case.name,
             status=Status.error,
+            group=Group(case.group),
+            hint=case.hint,
             input=case.input,
             expected=case.expected.get("value"),
             message="not run: " + lead.lower(),
         )
-        for case in exercise.cases
+        for case in cases
     ]
     return Report(
         status=Status.error,
+        mode=mode,
+        seed=seed,
         verdict=SETUP_VERDICT[setup.kind],
         message=message,
         passed=0,
-        total=len(exercise.cases),
+        total=len(cases),
         duration_ms=round(duration_ms, 3),
         tests=tests,
     )
@@ -264,8 +306,11 @@ class Judge:
         """Start the zygote (blocking, ~0.3 s) and return a judge using it."""
         return cls(Pool(workers=workers, queue_size=queue_size, slow_lane=slow_lane))
 
-    def submit(self, exercise: Exercise, code: str) -> Future[RunResult]:
-        """Hand ``code`` to the sandbox; raises PayloadTooLarge, Saturated or SandboxDown."""
+    def submit(
+        self, exercise: Exercise, code: str, inputs: list[dict[str, Any]] | None = None
+    ) -> Future[RunResult]:
+        """Hand ``code`` to the sandbox, on ``inputs`` (default: the examples); raises
+        PayloadTooLarge, Saturated or SandboxDown."""
         if not isinstance(code, str):
             raise TypeError("code must be a string")
         size = len(code.encode("utf-8", errors="surrogatepass"))
@@ -273,8 +318,13 @@ class Judge:
             raise PayloadTooLarge(
                 f"code is {size} bytes; the limit is {exercise.limits.code_bytes} bytes"
             )
+        return self._submit_job(exercise, code, inputs)
+
+    def _submit_job(
+        self, exercise: Exercise, code: str, inputs: list[dict[str, Any]] | None
+    ) -> Future[RunResult]:
         try:
-            return self.pool.submit(exercise.job(code))
+            return self.pool.submit(exercise.job(code, inputs))
         except PoolSaturated as exc:
             raise Saturated(f"The judge is busy ({exc}); retry shortly.", retry_after=1) from None
         except SandboxUnavailable as exc:
@@ -287,23 +337,76 @@ class Judge:
         per_job = exercise.limits.wall_ms / 1000 + 1
         return per_job * (1 + self.pool.queue_size / max(1, self.pool.workers)) + 10
 
-    async def grade_async(self, exercise: Exercise, code: str) -> Report:
-        """The one grade: never blocks the event loop; raises Saturated or SandboxDown."""
-        started = time.perf_counter()
-        future = self.submit(exercise, code)
+    def reference(self, exercise: Exercise, inputs: list[dict[str, Any]]) -> Future[RunResult]:
+        """The exercise's solution on ``inputs``, as a job of its own: its own confined child,
+        never the learner's and never this process."""
+        return self._submit_job(exercise, exercise.solution_code, inputs)
+
+    async def _outcome(self, exercise: Exercise, future: Future[RunResult]) -> RunResult:
         try:
-            result = await asyncio.wait_for(
+            return await asyncio.wait_for(
                 asyncio.wrap_future(future), timeout=self._wait_budget(exercise)
             )
         except SandboxUnavailable as exc:
             raise SandboxDown(str(exc)) from None
         except TimeoutError:
             raise SandboxDown("the sandbox did not answer in time") from None
-        return build_report(exercise, result, (time.perf_counter() - started) * 1000)
 
-    def grade(self, exercise: Exercise, code: str) -> Report:
+    async def grade_async(
+        self, exercise: Exercise, code: str, mode: Mode = Mode.run, seed: int | None = None
+    ) -> Report:
+        """The one grade (Run or Submit): never blocks the event loop; raises Saturated or
+        SandboxDown. Submit's random cases use ``seed`` (a fresh one when None)."""
+        started = time.perf_counter()
+        submit = Mode(mode) is Mode.submit
+        cases = case_sets.stored_cases(exercise, submit)
+        drawn: list[dict[str, Any]] = []
+        if submit and exercise.random_cases:
+            seed = case_sets.fresh_seed() if seed is None else seed
+            drawn = case_sets.random_inputs(exercise, seed)
+        else:
+            seed = None
+        inputs = [case.input for case in cases] + drawn
+        learner = self.submit(exercise, code, inputs)
+        # Submitted together, so the reference runs beside the learner's job, not after it.
+        reference = self.reference(exercise, drawn) if drawn else None
+        result = await self._outcome(exercise, learner)
+        if reference is not None:
+            expected = await self._outcome(exercise, reference)
+            cases += case_sets.expected_cases(exercise, drawn, expected, "random {n}", "random")
+        duration = (time.perf_counter() - started) * 1000
+        return build_report(exercise, result, duration, cases, Mode(mode), seed)
+
+    def grade(
+        self, exercise: Exercise, code: str, mode: Mode = Mode.run, seed: int | None = None
+    ) -> Report:
         """``grade_async`` for callers without an event loop (the CLI, tools, tests)."""
-        return run_to_completion(self.grade_async(exercise, code))
+        return run_to_completion(self.grade_async(exercise, code, mode, seed))
+
+    async def run_custom_async(self, exercise: Exercise, code: str, raw_input: Any) -> Report:
+        """The learner's function and the reference on one input of the learner's, side by
+        side; raises BadInput (422, naming the parameter) before anything runs."""
+        started = time.perf_counter()
+        notes = custom_input.validate(exercise, raw_input)
+        inputs = [custom_input.ordered(exercise, raw_input)]
+        learner = self.submit(exercise, code, inputs)
+        reference = self.reference(exercise, inputs)
+        result = await self._outcome(exercise, learner)
+        expected = await self._outcome(exercise, reference)
+        cases = case_sets.expected_cases(exercise, inputs, expected, "your input", "custom")
+        duration = (time.perf_counter() - started) * 1000
+        report = build_report(exercise, result, duration, cases, Mode.custom)
+        if cases[0].reference_problem and result.setup is None:
+            report.message = f"No verdict: {cases[0].reference_problem}."
+        if notes and report.tests:
+            test = report.tests[0]
+            extra = "; ".join(notes) + " (the exercise assumes distributions)"
+            test.message = f"{test.message}; {extra}" if test.message else extra
+        return report
+
+    def run_custom(self, exercise: Exercise, code: str, raw_input: Any) -> Report:
+        """``run_custom_async`` for callers without an event loop."""
+        return run_to_completion(self.run_custom_async(exercise, code, raw_input))
 
     def health(self) -> dict[str, object]:
         """{"layers": {name: bool}, "pool": {...}} for /api/health and `judge doctor`."""

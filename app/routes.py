@@ -15,16 +15,18 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from app.catalog import Exercise
-from app.deps import CatalogDep, ExerciseDep, HistoryDep, JudgeDep, SubmissionDep
+from app.deps import CatalogDep, CustomRunDep, ExerciseDep, HistoryDep, JudgeDep, SubmissionDep
 from app.errors import NotFound
 from app.schemas import (
     CasePublic,
+    CustomRun,
     ErrorBody,
     ExercisePublic,
     ExerciseSummary,
     Health,
     Hint,
     LimitsPublic,
+    Mode,
     Report,
     Submission,
 )
@@ -55,6 +57,7 @@ def exercise_public(exercise: Exercise) -> ExercisePublic:
         entry_point=exercise.entry_point,
         related=list(exercise.related),
         tests=[CasePublic(name=case.name, input=case.input) for case in exercise.cases],
+        submit_cases=len(exercise.extra_cases) + exercise.random_cases,
         hint_count=len(exercise.hints),
         limits=LimitsPublic(time_ms=exercise.limits.time_ms, memory_mb=exercise.limits.memory_mb),
     )
@@ -85,6 +88,7 @@ EXERCISE_EXAMPLE = {
     "entry_point": "softmax",
     "related": [],
     "tests": [{"name": "basic", "input": {"x": [1.0, 2.0]}}],
+    "submit_cases": 24,
     "hint_count": 3,
     "limits": {"time_ms": 2000, "memory_mb": 256},
 }
@@ -99,6 +103,8 @@ SUMMARY_EXAMPLE = [
 ]
 REPORT_EXAMPLE = {
     "status": "fail",
+    "mode": "run",
+    "seed": None,
     "verdict": "wrong_answer",
     "message": None,
     "passed": 5,
@@ -108,6 +114,8 @@ REPORT_EXAMPLE = {
         {
             "name": "basic",
             "status": "pass",
+            "group": "example",
+            "hint": None,
             "input": {"x": [1.0, 2.0]},
             "expected": [0.269, 0.731],
             "actual": [0.269, 0.731],
@@ -118,6 +126,8 @@ REPORT_EXAMPLE = {
         {
             "name": "large values",
             "status": "fail",
+            "group": "example",
+            "hint": 2,
             "input": {"x": [1000.0, 1000.0]},
             "expected": [0.5, 0.5],
             "actual": [None, None],
@@ -132,7 +142,22 @@ SUBMISSION_BODY = {
     "content": {
         "application/json": {
             "schema": Submission.model_json_schema(),
-            "example": {"code": "import numpy as np\n\ndef softmax(x):\n    ...\n"},
+            "example": {
+                "code": "import numpy as np\n\ndef softmax(x):\n    ...\n",
+                "mode": "submit",
+            },
+        }
+    },
+}
+CUSTOM_BODY = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": CustomRun.model_json_schema(),
+            "example": {
+                "code": "import numpy as np\n\ndef softmax(x):\n    ...\n",
+                "input": {"x": [1.0, 2.0, 3.0]},
+            },
         }
     },
 }
@@ -207,11 +232,45 @@ async def submit(
     judge: JudgeDep,
     history: HistoryDep,
 ) -> Response:
-    report = await judge.grade_async(exercise, submission.code)
+    mode = Mode(submission.mode)
+    report = await judge.grade_async(exercise, submission.code, mode, submission.seed)
     if history is not None:
         history.record(exercise.id, report, submission.code)  # only enqueues: never blocks
     # The report is already a validated model: serialise it once, in Rust, rather than have
     # FastAPI validate it again and encode it in Python (a third of a request's CPU).
+    return Response(report.model_dump_json(), media_type="application/json")
+
+
+@router.post(
+    "/exercises/{exercise_id}/runs",
+    response_model=Report,
+    summary="Run the code on an input of your own",
+    description="Runs the learner's function and the reference solution on `input` (one value "
+    "per parameter), each in its own confined child, and compares them by the grading rules: "
+    "a report with `mode: custom` and one test (`group: custom`) whose `expected` is the "
+    "reference's result. The input is checked first: 422 naming the parameter when it does not "
+    "fit the exercise's parameter kinds or size caps. An input the reference cannot handle is "
+    "reported in the test's message.",
+    openapi_extra={"requestBody": CUSTOM_BODY},
+    responses={
+        200: {"content": {"application/json": {"example": REPORT_EXAMPLE}}},
+        403: _error(
+            "Sent by another site's page (the browser said so in Sec-Fetch-Site).",
+            "Submissions from another site's pages are refused.",
+        ),
+        **NOT_FOUND,
+        413: _error(
+            "Body or code over the size cap.", "The code is 70000 bytes; the limit is 65536 bytes."
+        ),
+        422: _error(
+            "Malformed body, or an input that does not fit the parameters.",
+            "input.draft: expected a list, got a string",
+        ),
+        503: _error("Saturated: retry after Retry-After seconds.", "The judge is busy."),
+    },
+)
+async def run_custom(exercise: ExerciseDep, body: CustomRunDep, judge: JudgeDep) -> Response:
+    report = await judge.run_custom_async(exercise, body.code, body.input)
     return Response(report.model_dump_json(), media_type="application/json")
 
 

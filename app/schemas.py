@@ -7,7 +7,7 @@ reference code can be expressed by them.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,11 +29,31 @@ class Verdict(StrEnum):
     rejected = "rejected"
 
 
+class Mode(StrEnum):
+    """What a report graded: the examples (run), everything (submit) or one input (custom)."""
+
+    run = "run"
+    submit = "submit"
+    custom = "custom"
+
+
+class Group(StrEnum):
+    """Where a report's test came from, in the order reports list them."""
+
+    example = "example"
+    extra = "extra"
+    random = "random"
+    custom = "custom"
+    check = "check"
+
+
 class CaseResult(BaseModel):
-    """One stored test case as the learner sees it after grading."""
+    """One test case as the learner sees it after grading."""
 
     name: str
     status: Status
+    group: Group = Group.example
+    hint: int | None = None
     input: Any = None
     expected: Any = None
     actual: Any = None
@@ -46,6 +66,8 @@ class Report(BaseModel):
     """The outcome of one submission (after the Exercism test-runner interface, v3)."""
 
     status: Status
+    mode: Mode = Mode.run
+    seed: int | None = Field(None, description="the random cases' seed (Submit only)")
     verdict: Verdict
     message: str | None = None
     passed: int = 0
@@ -86,6 +108,7 @@ class ExercisePublic(BaseModel):
     entry_point: str
     related: list[str]
     tests: list[CasePublic]
+    submit_cases: int = Field(0, description="how many cases Submit adds to the examples")
     hint_count: int
     limits: LimitsPublic
 
@@ -100,6 +123,24 @@ class Submission(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     code: str
+    mode: Literal["run", "submit"] = Field(
+        "run", description='"run": the six examples; "submit": examples, extra and random cases'
+    )
+    seed: int | None = Field(
+        None,
+        ge=0,
+        lt=2**63,
+        description="Submit only: replay the random cases of an earlier report's seed",
+    )
+
+
+class CustomRun(BaseModel):
+    """The learner's code and an input of their own, keyed by parameter."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    code: str
+    input: dict[str, Any]
 
 
 class ErrorBody(BaseModel):

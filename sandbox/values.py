@@ -190,6 +190,9 @@ class CountingGenerator:
 def build_argument(kind: str, raw: Any) -> Any:
     """A fresh object for one parameter of one case, built from its JSON input."""
     if kind == "ndarray":
+        if isinstance(raw, dict) and "empty" in raw:
+            # JSON cannot spell an empty array's shape: (0, V) is written {"empty": [0, V]}.
+            return np.empty(raw["empty"], dtype=np.float64)
         return np.array(raw, dtype=np.float64)
     if kind == "rng":
         if isinstance(raw, dict) and "scripted" in raw:

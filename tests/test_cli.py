@@ -15,8 +15,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 VERIFY = ROOT / "exercises" / "speculative-decoding-verify"
 JUDGE = shutil.which("judge", path=str(Path(sys.executable).parent)) or "judge"
-REPORT_KEYS = {"status", "verdict", "message", "passed", "total", "duration_ms", "tests"}
-TEST_KEYS = {"name", "status", "input", "expected", "actual", "message", "output", "duration_ms"}
+REPORT_KEYS = {
+    "status", "mode", "seed", "verdict", "message", "passed", "total", "duration_ms", "tests"
+}  # fmt: skip
+TEST_KEYS = {
+    "name", "status", "group", "hint", "input", "expected", "actual", "message", "output",
+    "duration_ms",
+}  # fmt: skip
 
 
 def judge(
@@ -182,3 +187,52 @@ def test_doctor_shows_every_layer_and_grades_each_reference(tmp_path: Path) -> N
     assert "speculative-decoding-verify: accepted" in done.stdout
     assert "speculative-decoding-resample: accepted" in done.stdout
     assert f"on  sqlite:///{database}: {database} will be created on start" in done.stdout
+
+
+WRONG_VERIFY = ROOT / "tests" / "solutions" / "speculative-decoding-verify"
+VERIFY_INPUT = (
+    '{"draft_probs": [0.5, 0.5], "target_probs": [0.25, 0.5], "draft_tokens": [3, 4], '
+    '"target_dist_next": null}'
+)
+
+
+def test_grade_submit_runs_extra_and_random_cases_and_names_the_catching_case() -> None:
+    wrong = WRONG_VERIFY / "wrong_multiply_no_zero_guard.py"
+    run = judge("grade", "speculative-decoding-verify", str(wrong))
+    assert run.returncode == 0, run.stdout  # the six examples do not catch it
+    done = judge("grade", "speculative-decoding-verify", str(wrong), "--submit", "--seed", "7")
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert "(submit, random cases of seed 7," in lines[0]
+    assert "[FAIL] extra: draft = target = 0: certain acceptance, never 0 < 0" in done.stdout
+    assert sum("] random: random " in line for line in lines) == 20
+
+
+def test_run_with_input_shows_the_reference_beside_the_learner() -> None:
+    done = judge(
+        "run", "speculative-decoding-verify", str(VERIFY / "solution.py"),
+        "--input", VERIFY_INPUT, "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["mode"] == "custom" and report["verdict"] == "accepted"
+    (test,) = report["tests"]
+    # seed 42's first draw 0.3745 < 0.5 keeps token 3; 0.9507 < 1.0 keeps token 4
+    assert (test["group"], test["expected"], test["actual"]) == ("custom", [[3, 4], 2], [[3, 4], 2])
+
+
+@pytest.mark.parametrize(
+    ("given", "words"),
+    [
+        ('{"draft_probs": [0.5', "--input is not valid JSON"),
+        ('{"draft_probs": [0.5]}', "input.target_probs: missing"),
+        (VERIFY_INPUT.replace("[3, 4]", '"three"'), "input.draft_tokens: expected a list"),
+    ],
+)
+def test_run_with_a_bad_input_prints_one_line_and_exits_2(given: str, words: str) -> None:
+    done = judge(
+        "run", "speculative-decoding-verify", str(VERIFY / "solution.py"), "--input", given
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and words in done.stderr, done.stderr

@@ -2,6 +2,9 @@
 
 Each ``tests/solutions/<exercise>/wrong_*.py`` starts with ``# expect: <verdict> <case name>``
 (the first failing case) and may add ``# message: <phrase>`` that the learner must be shown.
+A case name of an example means Run catches the mistake there; the name of an extra case (or
+``random``, any random case) means only Submit does, and Run must accept the submission.
+Submit always reports the same first failing case (its examples come first).
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ import pytest
 
 from app.catalog import Catalog
 from app.judge import Judge
-from app.schemas import Status
+from app.schemas import Group, Mode, Report, Status
 from app.tolerance import EXACT
 
 ROOT = Path(__file__).parent / "solutions"
+SEED = 20260101  # the random cases of these tests: fixed, so a failure replays
 CORRECT = sorted(ROOT.glob("*/correct_*.py"))
 WRONG = sorted(ROOT.glob("*/wrong_*.py"))
 
@@ -52,12 +56,18 @@ def _expectation(path: Path) -> tuple[str, str, str | None]:
     return verdict, case.strip(), phrase
 
 
-@pytest.mark.parametrize("path", WRONG, ids=_id)
-def test_wrong_solution_fails_where_and_how_expected(
-    path: Path, judge: Judge, catalog: Catalog
-) -> None:
-    verdict, case_name, phrase = _expectation(path)
-    report = judge.grade(catalog.get(path.parent.name), path.read_text())
+@pytest.mark.parametrize("path", CORRECT, ids=_id)
+def test_correct_solution_passes_submit(path: Path, judge: Judge, catalog: Catalog) -> None:
+    exercise = catalog.get(path.parent.name)
+    report = judge.grade(exercise, path.read_text(), Mode.submit, SEED)
+    failing = [(t.name, t.message) for t in report.tests if t.status != Status.passed]
+    assert report.verdict.value == "accepted", (report.message, failing)
+    assert (report.mode, report.seed) == (Mode.submit, SEED)
+    wanted = len(exercise.cases) + len(exercise.extra_cases) + exercise.random_cases
+    assert report.passed == report.total == wanted
+
+
+def _assert_fails_at(report: Report, verdict: str, case_name: str, phrase: str | None) -> None:
     assert report.status != Status.passed
     assert report.verdict.value == verdict, (report.message, [t.message for t in report.tests])
     if report.status == Status.error:  # nothing ran: the report-level message explains
@@ -65,11 +75,53 @@ def test_wrong_solution_fails_where_and_how_expected(
         text = report.message
     else:
         first = next(t for t in report.tests if t.status != Status.passed)
-        assert first.name == case_name
+        if case_name == "random":
+            assert first.group == Group.random, first.name
+        else:
+            assert first.name == case_name
         assert first.message
         text = first.message
     if phrase:
         assert phrase.lower() in text.lower(), text
+
+
+@pytest.mark.parametrize("path", WRONG, ids=_id)
+def test_wrong_solution_fails_where_and_how_expected(
+    path: Path, judge: Judge, catalog: Catalog
+) -> None:
+    verdict, case_name, phrase = _expectation(path)
+    exercise = catalog.get(path.parent.name)
+    report = judge.grade(exercise, path.read_text())
+    if case_name in {case.name for case in exercise.cases}:
+        _assert_fails_at(report, verdict, case_name, phrase)
+    else:  # a mistake only Submit's extra or random cases catch
+        assert case_name == "random" or case_name in {c.name for c in exercise.extra_cases}
+        assert report.verdict.value == "accepted", [t.message for t in report.tests]
+
+
+@pytest.mark.parametrize("path", WRONG, ids=_id)
+def test_wrong_solution_fails_submit(path: Path, judge: Judge, catalog: Catalog) -> None:
+    verdict, case_name, phrase = _expectation(path)
+    exercise = catalog.get(path.parent.name)
+    report = judge.grade(exercise, path.read_text(), Mode.submit, SEED)
+    assert report.mode == Mode.submit
+    _assert_fails_at(report, verdict, case_name, phrase)
+
+
+def test_a_lookup_table_of_the_examples_passes_run_and_fails_submit(
+    judge: Judge, catalog: Catalog
+) -> None:
+    for exercise_id in ("speculative-decoding-verify", "speculative-decoding-resample"):
+        exercise = catalog.get(exercise_id)
+        code = (ROOT / exercise_id / "wrong_lookup_table.py").read_text()
+        run = judge.grade(exercise, code)
+        assert (run.verdict.value, run.passed, run.total) == ("accepted", 6, 6)
+        submit = judge.grade(exercise, code, Mode.submit)
+        assert submit.verdict.value == "wrong_answer"
+        assert submit.passed < submit.total
+        assert isinstance(submit.seed, int)
+        failed_groups = {t.group for t in submit.tests if t.status != Status.passed}
+        assert failed_groups <= {Group.extra, Group.random} and failed_groups
 
 
 def test_the_declared_tolerance_is_what_lets_another_summation_order_pass(

@@ -370,11 +370,41 @@
         class: "test test--" + status,
         "data-testid": "test-result",
         "data-status": status,
+        "data-group": test.group || "example",
         open: failing && !nothingRan,
       },
       [summaryLine, body],
     );
     return element("li", {}, [details]);
+  }
+
+  const GROUP_TITLES = { example: "Examples", extra: "Extra cases", random: "Random cases", check: "Checks" };
+
+  // A Submit report's rows under one heading per group (examples, extra, random), the random
+  // cases' seed beside theirs so a failure can be replayed; a Run report has no headings.
+  function groupedRows(report, tests, nothingRan) {
+    const rows = [];
+    const several = new Set(tests.map((test) => test.group || "example")).size > 1;
+    let current = null;
+    tests.forEach((test, index) => {
+      const group = test.group || "example";
+      if (several && group !== current) {
+        current = group;
+        const members = tests.filter((t) => (t.group || "example") === group);
+        const passed = members.filter((t) => t.status === "pass").length;
+        let title = (GROUP_TITLES[group] || group) + " \u2014 " + passed + "/" + members.length + " passed";
+        if (group === "random" && report.seed !== null && report.seed !== undefined) {
+          title += " (seed " + report.seed + ")";
+        }
+        rows.push(
+          element("li", { class: "test-group", "data-testid": "test-group", "data-group": group }, [
+            element("h4", { class: "test-group__title", text: title }),
+          ]),
+        );
+      }
+      rows.push(renderTest(test, index, nothingRan));
+    });
+    return rows;
   }
 
   function setSummary(kind, parts) {
@@ -395,6 +425,13 @@
         text: (report.passed ?? 0) + "/" + (report.total ?? 0) + " tests passed",
       }),
       element("span", { class: "summary__time", text: "in " + formatDuration(report.duration_ms) }),
+      report.mode === "submit"
+        ? element("span", {
+            class: "summary__mode",
+            "data-testid": "report-seed",
+            text: "Submit" + (report.seed !== null && report.seed !== undefined ? ", random seed " + report.seed : ""),
+          })
+        : null,
     ]);
     const message = $("report-message");
     if (report.message) {
@@ -408,7 +445,7 @@
     if (tests.length) {
       const nothingRan = status === "error" && tests.every((test) => test.status !== "pass" && test.status !== "fail") &&
         ["compile_error", "rejected"].includes(report.verdict);
-      $("test-list").replaceChildren(...tests.map((test, index) => renderTest(test, index, nothingRan)));
+      $("test-list").replaceChildren(...groupedRows(report, tests, nothingRan));
     } else {
       renderPending();
       for (const badge of $("test-list").querySelectorAll(".badge--pending")) {
@@ -446,25 +483,38 @@
     }
   }
 
-  function setBusy(value) {
+  function setBusy(value, mode) {
     busy = value;
-    const button = $("run");
-    button.disabled = value;
-    button.setAttribute("aria-busy", value ? "true" : "false");
-    button.querySelector(".button__label").textContent = value ? "Running\u2026" : "Run tests";
+    for (const [id, label] of [["run", "Run tests"], ["submit", "Submit"]]) {
+      const button = $(id);
+      button.disabled = value;
+      const active = value && id === (mode === "submit" ? "submit" : "run");
+      button.setAttribute("aria-busy", active ? "true" : "false");
+      button.querySelector(".button__label").textContent = active ? (id === "run" ? "Running\u2026" : "Submitting\u2026") : label;
+    }
     $("summary").setAttribute("aria-busy", value ? "true" : "false");
     $("test-list").setAttribute("aria-busy", value ? "true" : "false");
   }
 
-  async function run() {
+  function run() {
+    return grade("run");
+  }
+
+  function submit() {
+    return grade("submit");
+  }
+
+  // Run grades the six examples; Submit adds the extra cases and fresh random ones.
+  async function grade(mode) {
     if (busy || !editor) return;
-    const button = $("run");
+    const button = $(mode === "submit" ? "submit" : "run");
     const hadFocus = document.activeElement === button;
-    setBusy(true);
+    setBusy(true, mode);
     editor.markLine(null);
+    const count = (exercise.tests || []).length + (mode === "submit" ? exercise.submit_cases || 0 : 0);
     setSummary("running", [
       element("span", { class: "spinner", "aria-hidden": "true" }),
-      element("span", { text: "Running your code against " + (exercise.tests || []).length + " cases\u2026" }),
+      element("span", { text: "Running your code against " + count + " cases\u2026" }),
     ]);
     try {
       let response;
@@ -472,7 +522,7 @@
         response = await fetch(api + "/submissions", {
           method: "POST",
           headers: { "Content-Type": "application/json", Accept: "application/json" },
-          body: JSON.stringify({ code: editor.getCode() }),
+          body: JSON.stringify({ code: editor.getCode(), mode: mode }),
         });
       } catch (error) {
         renderHttpProblem("Could not reach the judge", "Check that the judge is running, then try again.");
@@ -661,17 +711,32 @@
     restoreHints();
 
     $("run").addEventListener("click", run);
+    $("submit").addEventListener("click", submit);
+    $("submit-count").textContent = String(exercise.submit_cases || 0) + " more";
+    if (window.JudgeCustomInput) {
+      window.JudgeCustomInput.mount({
+        exercise: exercise,
+        api: api,
+        getCode: () => editor.getCode(),
+        element: element,
+        pretty: pretty,
+        readJson: readJson,
+        errorDetail: errorDetail,
+      });
+    }
     $("reset").addEventListener("click", reset);
     $("hint-button").addEventListener("click", revealHint);
     // Ctrl/Cmd+Enter anywhere on the page runs too (the editor handles it itself when focused).
     document.addEventListener("keydown", (event) => {
+      // Ctrl/Cmd+Shift+Enter submits: the editor binds only Ctrl/Cmd+Enter, so it reaches here.
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !event.defaultPrevented) {
         event.preventDefault();
-        run();
+        if (event.shiftKey) submit();
+        else run();
       }
     });
     // For scripts and tests: the live editor ({getCode, setCode, focus}) and the run action.
-    window.JudgePage = Object.freeze({ editor, run, exerciseId });
+    window.JudgePage = Object.freeze({ editor, run, submit, exerciseId });
     document.body.setAttribute("data-ready", "true");
   }
 

@@ -11,6 +11,7 @@ import threading
 from typing import TYPE_CHECKING, cast
 
 from app.catalog import Exercise
+from app.errors import InvalidRequest
 from app.schemas import Report
 from bench.sandbox_step import fresh_grade
 
@@ -45,7 +46,12 @@ class FreshJudge:
                     self._in_flight -= 1
                     self._completed += 1
 
-    async def grade_async(self, exercise: Exercise, code: str) -> Report:
+    async def grade_async(
+        self, exercise: Exercise, code: str, mode: str = "run", seed: int | None = None
+    ) -> Report:
+        """Run only: the comparison is of six-case grades (Submit's extra cases are not here)."""
+        if mode != "run":
+            raise InvalidRequest("The fresh-interpreter judge grades Run only.")
         return await asyncio.to_thread(self.grade, exercise, code)
 
     def health(self) -> dict[str, object]:

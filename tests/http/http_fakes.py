@@ -69,7 +69,9 @@ class FakeJudge:
         self.graded: list[tuple[str, str]] = []
         self.closed = False
 
-    async def grade_async(self, exercise: Exercise, code: str) -> Report:
+    async def grade_async(
+        self, exercise: Exercise, code: str, mode: Any = "run", seed: int | None = None
+    ) -> Report:
         self.graded.append((exercise.id, code))
         tests = [
             CaseResult(
@@ -104,12 +106,12 @@ class FakeJudge:
 class SaturatedJudge(FakeJudge):
     """A judge whose queue is always full."""
 
-    async def grade_async(self, exercise: Exercise, code: str) -> Report:
+    async def grade_async(self, exercise: Exercise, code: str, *args: Any) -> Report:
         raise Saturated(retry_after=2)
 
 
 class BrokenJudge(FakeJudge):
     """A judge with a bug: exercises the last-resort 500 handler."""
 
-    async def grade_async(self, exercise: Exercise, code: str) -> Report:
+    async def grade_async(self, exercise: Exercise, code: str, *args: Any) -> Report:
         raise RuntimeError("boom: a bug in the judge")

@@ -21,6 +21,7 @@ DETAIL_KEYS = {
     "entry_point": str,
     "related": list,
     "tests": list,
+    "submit_cases": int,
     "hint_count": int,
     "limits": dict,
 }

@@ -24,6 +24,7 @@ API_ROUTES = {
     ("get", "/api/exercises"),
     ("get", "/api/exercises/{exercise_id}"),
     ("post", "/api/exercises/{exercise_id}/submissions"),
+    ("post", "/api/exercises/{exercise_id}/runs"),
     ("get", "/api/exercises/{exercise_id}/hints/{n}"),
     ("get", "/api/health"),
 }
@@ -49,6 +50,8 @@ def test_openapi_has_the_report_and_error_schemas(client: InProcessClient) -> No
     )
     assert set(schemas["Report"]["properties"]) == {
         "status",
+        "mode",
+        "seed",
         "verdict",
         "message",
         "passed",

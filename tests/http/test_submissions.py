@@ -10,8 +10,13 @@ from asgi_client import InProcessClient
 from http_fakes import BrokenJudge, FakeJudge, SaturatedJudge
 
 URL = "/api/exercises/add-numbers/submissions"
-REPORT_KEYS = {"status", "verdict", "message", "passed", "total", "duration_ms", "tests"}
-CASE_KEYS = {"name", "status", "input", "expected", "actual", "message", "output", "duration_ms"}
+REPORT_KEYS = {
+    "status", "mode", "seed", "verdict", "message", "passed", "total", "duration_ms", "tests"
+}  # fmt: skip
+CASE_KEYS = {
+    "name", "status", "group", "hint", "input", "expected", "actual", "message", "output",
+    "duration_ms",
+}  # fmt: skip
 ONE_MIB = 1 << 20
 
 

@@ -1,0 +1,74 @@
+"""Which cases a mode grades: Run the examples; Submit the examples, the stored extra cases and
+fresh random cases whose expected outputs come from the reference, run in a child of its own.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import numpy as np
+
+from app import checks
+from app.catalog import Case, Exercise
+from sandbox import Outcome, RandomMode, RunResult
+
+MAX_SEED = 2**63 - 1
+
+
+def fresh_seed() -> int:
+    """A seed for one submission's random cases (kept in the report, so a failure replays)."""
+    return secrets.randbelow(2**31)
+
+
+def random_inputs(exercise: Exercise, seed: int) -> list[dict[str, Any]]:
+    """The exercise's random cases for ``seed``, drawn by its trusted generator."""
+    if exercise.random_case is None or exercise.random_cases == 0:
+        return []
+    rng = np.random.default_rng(seed)
+    return [exercise.random_case(rng) for _ in range(exercise.random_cases)]
+
+
+def stored_cases(exercise: Exercise, submit: bool) -> list[Case]:
+    """The examples, and for Submit the extra cases after them."""
+    return list(exercise.cases) + (list(exercise.extra_cases) if submit else [])
+
+
+def reference_problem(result: RunResult | None, index: int) -> str | None:
+    """Why the reference gave no answer for case ``index`` (None when it did)."""
+    if result is None:
+        return "the reference did not run"
+    if result.setup is not None:
+        return f"the reference did not load: {result.setup.message}"
+    if index >= len(result.cases):
+        return "the reference did not reach this input"
+    run = result.cases[index]
+    if run.outcome is Outcome.returned:
+        return None
+    if run.outcome is Outcome.exhausted:
+        return "the reference needs more scripted numbers than this input holds"
+    if run.error is not None:
+        return f"the reference raised {run.error.type}: {run.error.message}"
+    return f"the reference did not finish ({run.outcome.value})"
+
+
+def expected_cases(
+    exercise: Exercise,
+    inputs: list[dict[str, Any]],
+    result: RunResult | None,
+    name: str,
+    group: str,
+) -> list[Case]:
+    """Cases whose expectations are what the reference returned on ``inputs`` just now."""
+    cases = []
+    for index, case_input in enumerate(inputs):
+        problem = reference_problem(result, index)
+        expected: dict[str, Any] = {}
+        if problem is None and result is not None:
+            run = result.cases[index]
+            expected["value"] = checks.plain(run.value)
+            if exercise.random_mode is RandomMode.generator:
+                expected["draws"] = run.draws
+        label = name.format(n=index + 1)
+        cases.append(Case(label, case_input, expected, group=group, reference_problem=problem))
+    return cases

@@ -1,0 +1,199 @@
+"""A learner's own input, checked against the exercise's parameter kinds before anything runs.
+
+Every problem names the parameter, so the 422 says which field to fix. What passes is plain
+JSON data of bounded size that the sandbox turns into arguments exactly as it does stored cases.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from app.catalog import Exercise, InputCaps
+from app.errors import InvalidRequest
+
+MAX_SEED = 2**63 - 1
+ROW_SUM_TOLERANCE = 1e-6
+
+
+class BadInput(InvalidRequest):
+    """A custom input that does not fit the exercise; ``detail`` names the parameter."""
+
+
+def _number(value: Any, name: str, want: str = "float") -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BadInput(f"input.{name}: expected a number, got {_kind(value)}")
+    if want == "int" and not isinstance(value, int):
+        raise BadInput(f"input.{name}: expected an integer, got {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BadInput(f"input.{name}: numbers must be finite, got {value!r}")
+    return float(value)
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    return names.get(type(value), type(value).__name__)
+
+
+class _Budget:
+    """Counts every number of one input against ``max_elements``."""
+
+    def __init__(self, caps: InputCaps) -> None:
+        self.caps = caps
+        self.left = caps.max_elements
+
+    def spend(self, count: int, name: str) -> None:
+        self.left -= count
+        if self.left < 0:
+            raise BadInput(
+                f"input.{name}: the input holds more than {self.caps.max_elements} values in all"
+            )
+
+    def length(self, items: list[Any], name: str) -> None:
+        if len(items) > self.caps.max_length:
+            raise BadInput(
+                f"input.{name}: {len(items)} items; at most {self.caps.max_length} are allowed"
+            )
+        self.spend(len(items), name)
+
+
+def _any_value(value: Any, name: str, budget: _Budget, depth: int = 0) -> None:
+    """A ``value`` parameter: any JSON, every number finite, sizes bounded."""
+    if depth > 8:
+        raise BadInput(f"input.{name}: nested too deeply")
+    if isinstance(value, list):
+        budget.length(value, name)
+        for position, item in enumerate(value):
+            _any_value(item, f"{name}[{position}]", budget, depth + 1)
+    elif isinstance(value, dict):
+        budget.length(list(value), name)
+        for key, item in value.items():
+            _any_value(item, f"{name}.{key}", budget, depth + 1)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        _number(value, name)
+    elif isinstance(value, str):
+        budget.spend(len(value) // 64, name)
+
+
+def _list(value: Any, name: str, budget: _Budget, item_type: str | None) -> None:
+    if not isinstance(value, list):
+        raise BadInput(f"input.{name}: expected a list, got {_kind(value)}")
+    budget.length(value, name)
+    for position, item in enumerate(value):
+        where = f"{name}[{position}]"
+        if item_type is None:
+            _any_value(item, where, budget, 1)
+        else:
+            _number(item, where, item_type)
+
+
+def _array(value: Any, name: str, budget: _Budget) -> list[int]:
+    """A rectangular nested list of finite numbers; returns its shape."""
+    if not isinstance(value, list):
+        raise BadInput(f"input.{name}: expected a (nested) list of numbers, got {_kind(value)}")
+    budget.length(value, name)
+    if not value:
+        return [0]
+    if all(isinstance(item, list) for item in value):
+        shapes = [_array(item, f"{name}[{i}]", budget) for i, item in enumerate(value)]
+        if any(shape != shapes[0] for shape in shapes):
+            raise BadInput(f"input.{name}: ragged array: its rows differ in length")
+        return [len(value), *shapes[0]]
+    for position, item in enumerate(value):
+        if isinstance(item, list):
+            raise BadInput(f"input.{name}: ragged array: mixes numbers and lists")
+        _number(item, f"{name}[{position}]")
+    return [len(value)]
+
+
+def _empty(value: dict[str, Any], name: str) -> None:
+    shape = value.get("empty")
+    if (
+        set(value) != {"empty"}
+        or not isinstance(shape, list)
+        or not 1 <= len(shape) <= 2
+        or not all(type(n) is int and n >= 0 for n in shape)
+        or 0 not in shape
+        or max(shape) > 1000
+    ):
+        raise BadInput(
+            f'input.{name}: expected a (nested) list of numbers, or {{"empty": [0, V]}} '
+            "for an array with no rows"
+        )
+
+
+def _rows_problem(value: list[Any], name: str) -> str | None:
+    rows = value if value and isinstance(value[0], list) else [value]
+    for index, row in enumerate(rows):
+        if any(isinstance(x, list) for x in row):
+            return None  # deeper than a matrix: nothing to say about rows
+        total = math.fsum(row)
+        if any(x < 0 for x in row) or abs(total - 1) > ROW_SUM_TOLERANCE:
+            return (
+                f"{name} row {index} is not a probability distribution "
+                f"(its entries sum to {total:.6g})"
+            )
+    return None
+
+
+def _rng(value: Any, name: str, budget: _Budget) -> None:
+    if not isinstance(value, dict) or len(value) != 1 or not {"seed", "scripted"} & set(value):
+        raise BadInput(
+            f'input.{name}: a generator is {{"seed": <integer>}} or '
+            f'{{"scripted": [<numbers in [0, 1)>]}}'
+        )
+    if "seed" in value:
+        seed = value["seed"]
+        if type(seed) is not int or not 0 <= seed <= MAX_SEED:
+            raise BadInput(f"input.{name}.seed: must be an integer from 0 to 2**63 - 1")
+        return
+    scripted = value["scripted"]
+    if not isinstance(scripted, list):
+        raise BadInput(f"input.{name}.scripted: expected a list of numbers")
+    budget.length(scripted, f"{name}.scripted")
+    for position, item in enumerate(scripted):
+        number = _number(item, f"{name}.scripted[{position}]")
+        if not 0 <= number < 1:
+            raise BadInput(f"input.{name}.scripted[{position}]: {item!r} is not in [0, 1)")
+
+
+def validate(exercise: Exercise, raw: Any) -> list[str]:
+    """Check a custom input; raises BadInput naming the parameter, else returns notes (e.g. a
+    row that is not a distribution) for the report."""
+    if not isinstance(raw, dict):
+        raise BadInput(f"input: expected an object keyed by parameter, got {_kind(raw)}")
+    missing = [name for name in exercise.parameters if name not in raw]
+    if missing:
+        raise BadInput(
+            f"input.{missing[0]}: missing (the parameters are {list(exercise.parameters)})"
+        )
+    extra = [name for name in raw if name not in exercise.parameters]
+    if extra:
+        raise BadInput(f"input.{extra[0]}: not a parameter of {exercise.entry_point}")
+    caps = exercise.input_caps
+    budget = _Budget(caps)
+    notes = []
+    for name, kind in exercise.parameters.items():
+        value = raw[name]
+        if kind == "rng":
+            _rng(value, name, budget)
+        elif kind == "list":
+            _list(value, name, budget, caps.item_types.get(name))
+        elif kind == "ndarray" and isinstance(value, dict):
+            _empty(value, name)
+        elif kind == "ndarray":
+            _array(value, name, budget)
+            if name in caps.distributions:
+                note = _rows_problem(value, name)
+                if note:
+                    notes.append(note)
+        else:
+            _any_value(value, name, budget)
+    return notes
+
+
+def ordered(exercise: Exercise, raw: dict[str, Any]) -> dict[str, Any]:
+    """The input keyed in the parameters' call order (the order stored cases use)."""
+    return {name: raw[name] for name in exercise.parameters}

@@ -1,0 +1,173 @@
+/* The "Try your own input" panel: one field per argument (Python or JSON literals), prefilled
+ * from the first example; POST /api/exercises/{id}/runs runs the learner's function and the
+ * reference on it, and the panel shows the two results side by side. */
+(function () {
+  "use strict";
+
+  // A Python literal as JSON: None/True/False, tuples as lists, a trailing comma, 'strings'.
+  // Numbers, lists and dicts are already spelled alike.
+  function pythonToJson(text) {
+    let out = "";
+    let quote = null;
+    for (let i = 0; i < text.length; i++) {
+      const ch = text[i];
+      if (quote) {
+        if (ch === "\\") {
+          out += ch + (text[i + 1] || "");
+          i++;
+        } else if (ch === quote) {
+          out += '"';
+          quote = null;
+        } else out += ch === '"' ? '\\"' : ch;
+        continue;
+      }
+      if (ch === "'" || ch === '"') {
+        quote = ch;
+        out += '"';
+      } else if (ch === "(") out += "[";
+      else if (ch === ")") out += "]";
+      else out += ch;
+    }
+    return out
+      .replace(/\bNone\b/g, "null")
+      .replace(/\bTrue\b/g, "true")
+      .replace(/\bFalse\b/g, "false")
+      .replace(/,\s*([\]}])/g, "$1");
+  }
+
+  function parseLiteral(text) {
+    const trimmed = String(text).trim();
+    if (!trimmed) throw new Error("is empty");
+    try {
+      return JSON.parse(trimmed);
+    } catch (error) {
+      try {
+        return JSON.parse(pythonToJson(trimmed));
+      } catch (again) {
+        throw new Error("is not a Python or JSON literal");
+      }
+    }
+  }
+
+  function isGeneratorSpec(value) {
+    return (
+      value !== null &&
+      typeof value === "object" &&
+      !Array.isArray(value) &&
+      Object.keys(value).length === 1 &&
+      ("seed" in value || "scripted" in value)
+    );
+  }
+
+  // A generator field holds a seed (7) or the scripted numbers ([0.5, 0.8]).
+  function generatorFromText(text) {
+    const value = parseLiteral(text);
+    if (Number.isInteger(value)) return { seed: value };
+    if (Array.isArray(value)) return { scripted: value };
+    if (isGeneratorSpec(value)) return value;
+    throw new Error("must be a seed (an integer) or a list of scripted numbers");
+  }
+
+  function mount(options) {
+    const { exercise, api, getCode, element, pretty, readJson, errorDetail } = options;
+    const form = document.getElementById("custom-form");
+    const result = document.getElementById("custom-result");
+    const button = document.getElementById("custom-run");
+    const example = ((exercise.tests || [])[0] || {}).input || {};
+    const fields = [];
+    for (const name of Object.keys(example)) {
+      const value = example[name];
+      const generator = isGeneratorSpec(value);
+      const shown = generator ? ("seed" in value ? String(value.seed) : pretty(value.scripted)) : pretty(value);
+      const id = "custom-field-" + name;
+      const input = element("textarea", {
+        id: id,
+        class: "custom-input__field",
+        "data-testid": "custom-field",
+        "data-name": name,
+        rows: String(Math.min(6, shown.split("\n").length)),
+        spellcheck: "false",
+      });
+      input.value = shown;
+      const hint = generator ? " (a seed, or a list of scripted numbers)" : "";
+      form.append(
+        element("label", { class: "custom-input__label", for: id }, [
+          element("code", { text: name }),
+          element("span", { class: "muted", text: hint }),
+        ]),
+        input,
+      );
+      fields.push({ name, input, generator });
+    }
+
+    function show(kind, children) {
+      result.className = "custom-input__result custom-input__result--" + kind;
+      result.replaceChildren(...children);
+    }
+
+    function value(label, text, testid) {
+      return element("div", { class: "field" }, [
+        element("h4", { class: "field__label", text: label }),
+        element("pre", { class: "value", "data-testid": testid, text: text }),
+      ]);
+    }
+
+    async function runCustom() {
+      const input = {};
+      for (const field of fields) {
+        try {
+          input[field.name] = field.generator ? generatorFromText(field.input.value) : parseLiteral(field.input.value);
+        } catch (error) {
+          show("error", [element("p", { "data-testid": "custom-problem", text: field.name + ": " + error.message })]);
+          field.input.focus();
+          return;
+        }
+      }
+      button.disabled = true;
+      show("running", [element("p", { text: "Running your function and the reference\u2026" })]);
+      try {
+        let response;
+        try {
+          response = await fetch(api + "/runs", {
+            method: "POST",
+            headers: { "Content-Type": "application/json", Accept: "application/json" },
+            body: JSON.stringify({ code: getCode(), input: input }),
+          });
+        } catch (error) {
+          show("error", [element("p", { text: "Could not reach the judge." })]);
+          return;
+        }
+        const body = await readJson(response);
+        if (!response.ok) {
+          show("error", [
+            element("p", { "data-testid": "custom-problem", text: errorDetail(body, "HTTP " + response.status) }),
+          ]);
+          return;
+        }
+        const test = (body.tests || [])[0] || {};
+        const status = test.status || body.status;
+        const words = { pass: "Same as the reference", fail: "Differs from the reference", error: "Error" };
+        const children = [
+          element("p", { class: "custom-input__verdict", "data-testid": "custom-verdict", text: words[status] || status }),
+        ];
+        if (body.message && body.message !== test.message) children.push(element("p", { text: body.message }));
+        if (test.message) children.push(element("p", { "data-testid": "custom-message", text: test.message }));
+        const nothing = test.actual === null && status === "error" ? "(no value returned)" : pretty(test.actual);
+        children.push(
+          element("div", { class: "field-pair field-pair--side" }, [
+            value("Your result", nothing, "custom-actual"),
+            value("Reference", test.expected === null && status === "error" ? "(no value)" : pretty(test.expected), "custom-expected"),
+          ]),
+        );
+        if (test.output) children.push(value("Printed output", test.output, "custom-output"));
+        show(status === "pass" ? "pass" : status === "fail" ? "fail" : "error", children);
+      } finally {
+        button.disabled = false;
+      }
+    }
+
+    button.addEventListener("click", runCustom);
+  }
+
+  window.JudgeCustomInput = Object.freeze({ mount, parseLiteral, generatorFromText });
+})();

@@ -1,0 +1,186 @@
+"""Submit and custom input over HTTP, through the real judge and pool (in process)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+import pytest
+from asgi_client import InProcessClient
+
+from app.catalog import EXERCISES_DIR, Catalog
+from app.judge import Judge
+from sandbox import Job, RunResult
+
+VERIFY = "/api/exercises/speculative-decoding-verify"
+RESAMPLE = "/api/exercises/speculative-decoding-resample"
+VERIFY_INPUT = {
+    "draft_probs": [0.5, 0.5],
+    "target_probs": [0.25, 0.5],
+    "draft_tokens": [3, 4],
+    "target_dist_next": None,
+}
+RESAMPLE_INPUT = {
+    "p": [[0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]],
+    "q": [[0.5, 0.3, 0.2], [0.2, 0.2, 0.6]],
+    "draft": [0, 2],
+    "rng": {"scripted": [0.5, 0.8, 0.1]},
+}
+
+
+class RecordingPool:
+    """The real pool, with every job it receives written down."""
+
+    def __init__(self, pool: Any) -> None:
+        self._pool = pool
+        self.jobs: list[Job] = []
+
+    def submit(self, job: Job) -> Future[RunResult]:
+        self.jobs.append(job)
+        return self._pool.submit(job)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pool, name)
+
+
+@pytest.fixture
+def recorded(judge: Judge) -> tuple[Judge, RecordingPool]:
+    pool = RecordingPool(judge.pool)
+    return Judge(pool), pool  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def api(
+    make_client: Callable[..., InProcessClient], recorded: tuple[Judge, RecordingPool]
+) -> InProcessClient:
+    return make_client(recorded[0], exercises_dir=EXERCISES_DIR)
+
+
+def _code(catalog: Catalog, exercise_id: str) -> str:
+    return catalog.get(exercise_id).solution_code  # type: ignore[union-attr]
+
+
+def test_submit_grades_examples_extra_and_random_in_order_with_the_seed(
+    api: InProcessClient, recorded: tuple[Judge, RecordingPool], catalog: Catalog
+) -> None:
+    code = "# mine\n" + _code(catalog, "speculative-decoding-resample")
+    body = api.post(f"{RESAMPLE}/submissions", json={"code": code, "mode": "submit"}).json()
+    exercise = catalog.get("speculative-decoding-resample")
+    assert exercise is not None
+    groups = [test["group"] for test in body["tests"]]
+    extra = len(exercise.extra_cases)
+    assert groups == ["example"] * 6 + ["extra"] * extra + ["random"] * 20
+    assert body["mode"] == "submit" and isinstance(body["seed"], int)
+    assert body["verdict"] == "accepted" and body["passed"] == body["total"] == 6 + extra + 20
+    # The reference ran as a job of its own, on the random inputs only; the learner's job
+    # never held the solution. Both were jobs of the pool: nothing ran in this process.
+    learner, reference = recorded[1].jobs
+    assert learner.code == code and len(learner.cases) == 6 + extra + 20
+    assert reference.code == exercise.solution_code
+    assert list(reference.cases) == [t["input"] for t in body["tests"] if t["group"] == "random"]
+    # The same seed replays the same random cases.
+    again = api.post(
+        f"{RESAMPLE}/submissions", json={"code": code, "mode": "submit", "seed": body["seed"]}
+    ).json()
+    assert [t["input"] for t in again["tests"]] == [t["input"] for t in body["tests"]]
+
+
+def test_run_is_the_default_and_grades_the_examples_only(
+    api: InProcessClient, recorded: tuple[Judge, RecordingPool], catalog: Catalog
+) -> None:
+    body = api.post(
+        f"{VERIFY}/submissions", json={"code": _code(catalog, "speculative-decoding-verify")}
+    ).json()
+    assert (body["mode"], body["seed"], body["total"]) == ("run", None, 6)
+    assert {t["group"] for t in body["tests"]} == {"example"}
+    assert len(recorded[1].jobs) == 1  # no reference job for the stored examples
+
+
+def test_the_exercise_never_carries_extra_cases(api: InProcessClient, catalog: Catalog) -> None:
+    for exercise in catalog:
+        body = api.get(f"/api/exercises/{exercise.id}").json()
+        assert body["submit_cases"] == len(exercise.extra_cases) + exercise.random_cases
+        text = api.get(f"/api/exercises/{exercise.id}").text
+        for case in exercise.extra_cases:
+            assert case.name not in text
+
+
+def test_custom_input_gives_the_reference_value_and_draws(
+    api: InProcessClient, recorded: tuple[Judge, RecordingPool], catalog: Catalog
+) -> None:
+    wrong = "def speculative_step(p, q, draft, rng):\n    rng.random()\n    return [0]\n"
+    body = api.post(f"{RESAMPLE}/runs", json={"code": wrong, "input": RESAMPLE_INPUT}).json()
+    assert body["mode"] == "custom" and body["verdict"] == "wrong_answer"
+    (test,) = body["tests"]
+    assert (test["group"], test["expected"], test["actual"]) == ("custom", [2], [0])
+    assert "the reference draws 2" in test["message"]
+    learner, reference = recorded[1].jobs
+    assert learner.code == wrong and reference.code == _code(catalog, RESAMPLE.rsplit("/")[-1])
+    good = api.post(
+        f"{VERIFY}/runs",
+        json={"code": _code(catalog, "speculative-decoding-verify"), "input": VERIFY_INPUT},
+    ).json()
+    assert good["verdict"] == "accepted" and good["tests"][0]["expected"] == [[3, 4], 2]
+
+
+def test_an_input_the_reference_cannot_handle_is_reported_not_a_500(
+    api: InProcessClient, catalog: Catalog
+) -> None:
+    bad_rows = {**RESAMPLE_INPUT, "p": [[0.2, 0.2, 0.2], [0.1, 0.1, 0.1], [0.3, 0.3, 0.3]]}
+    code = _code(catalog, "speculative-decoding-resample")
+    response = api.post(f"{RESAMPLE}/runs", json={"code": code, "input": bad_rows})
+    assert response.status_code == 200
+    (test,) = response.json()["tests"]
+    assert "p row 0 is not a probability distribution" in test["message"]
+    # a scripted generator shorter than the reference needs: no verdict, and it says why
+    short = {**RESAMPLE_INPUT, "rng": {"scripted": [0.5]}}
+    body = api.post(f"{RESAMPLE}/runs", json={"code": code, "input": short}).json()
+    assert body["tests"][0]["status"] == "error"
+    assert "the reference needs more scripted numbers" in body["tests"][0]["message"]
+
+
+BAD_INPUTS = [
+    (VERIFY, {k: v for k, v in VERIFY_INPUT.items() if k != "draft_tokens"}, "input.draft_tokens"),
+    (VERIFY, {**VERIFY_INPUT, "temperature": 1.0}, "input.temperature"),
+    (VERIFY, {**VERIFY_INPUT, "draft_probs": "0.5"}, "input.draft_probs"),
+    (VERIFY, {**VERIFY_INPUT, "draft_tokens": [3, 4.5]}, "input.draft_tokens[1]"),
+    (VERIFY, {**VERIFY_INPUT, "draft_probs": [0.5, True]}, "input.draft_probs[1]"),
+    (VERIFY, {**VERIFY_INPUT, "draft_probs": [0.5] * 1001}, "input.draft_probs"),
+    (RESAMPLE, {**RESAMPLE_INPUT, "p": [[0.5, 0.5], [1.0]]}, "input.p"),
+    (RESAMPLE, {**RESAMPLE_INPUT, "q": [[0.5, "x", 0.5]]}, "input.q[0][1]"),
+    (RESAMPLE, {**RESAMPLE_INPUT, "rng": {"seed": -1}}, "input.rng.seed"),
+    (RESAMPLE, {**RESAMPLE_INPUT, "rng": {"scripted": [0.5, 1.5]}}, "input.rng.scripted[1]"),
+    (RESAMPLE, {**RESAMPLE_INPUT, "rng": 7}, "input.rng"),
+    (RESAMPLE, {**RESAMPLE_INPUT, "p": [[0.0] * 1001]}, "input.p[0]"),
+    (RESAMPLE, {**RESAMPLE_INPUT, "q": {"empty": [3, 3]}}, "input.q"),
+]
+
+
+@pytest.mark.parametrize(("url", "given", "named"), BAD_INPUTS)
+def test_every_bad_input_is_a_422_naming_the_parameter(
+    api: InProcessClient,
+    recorded: tuple[Judge, RecordingPool],
+    url: str,
+    given: dict[str, Any],
+    named: str,
+) -> None:
+    response = api.post(f"{url}/runs", json={"code": "x = 1\n", "input": given})
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"].startswith(named + ":"), response.json()
+    assert recorded[1].jobs == []  # refused before anything ran
+
+
+def test_a_non_finite_number_is_a_422(api: InProcessClient) -> None:
+    raw = (
+        '{"code": "x = 1", "input": {"draft_probs": [NaN], "target_probs": [0.5], '
+        '"draft_tokens": [1], "target_dist_next": null}}'
+    )
+    response = api.post(f"{VERIFY}/runs", content=raw, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    assert "draft_probs" in response.json()["detail"]
+
+
+def test_a_bad_mode_is_a_422(api: InProcessClient) -> None:
+    response = api.post(f"{VERIFY}/submissions", json={"code": "x = 1", "mode": "custom"})
+    assert response.status_code == 422 and "mode" in response.json()["detail"]
