@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from app import checks
+from app import feedback
 from app.catalog import Case, Exercise
 from sandbox import Outcome, RandomMode, RunResult
 
@@ -65,10 +65,9 @@ def expected_cases(
         problem = reference_problem(result, index)
         expected: dict[str, Any] = {}
         if problem is None and result is not None:
-            run = result.cases[index]
-            expected["value"] = checks.plain(run.value)
-            if exercise.random_mode is RandomMode.generator:
-                expected["draws"] = run.draws
+            # Value, draws, the numbers drawn and the reference's trace, as regen stores them.
+            generator = exercise.random_mode is RandomMode.generator
+            expected = feedback.expected_from_run(result.cases[index], generator)
         label = name.format(n=index + 1)
         cases.append(Case(label, case_input, expected, group=group, reference_problem=problem))
     return cases

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from app.checks import parse_type
+from app.distribution import DistributionCheck, load_check
 from app.tolerance import EXACT, Tolerance
 from sandbox import Job, Limits, RandomMode
 
@@ -93,14 +94,21 @@ class Exercise:
     random_cases: int = 0
     input_caps: InputCaps = field(default_factory=InputCaps)
     tolerance: Tolerance = EXACT
+    trace_code: str = ""  # trace.py: the reference's steps, for feedback at a divergence
+    distribution: DistributionCheck | None = None  # [distribution]: the check run on Submit
 
     def case_inputs(self) -> list[dict[str, Any]]:
         """The inputs only: the part of each case that may cross into the sandbox."""
         return [case.input for case in self.cases]
 
-    def job(self, code: str, inputs: list[dict[str, Any]] | None = None) -> Job:
+    def job(
+        self, code: str, inputs: list[dict[str, Any]] | None = None, *, with_trace: bool = False
+    ) -> Job:
         """What the sandbox gets to run ``code`` on: case inputs (the examples unless ``inputs``
-        says otherwise), never what is expected of them."""
+        says otherwise), never what is expected of them.
+
+        ``with_trace`` (reference jobs only) also runs the exercise's trusted trace function.
+        """
         return Job(
             code=code,
             entry_point=self.entry_point,
@@ -110,6 +118,7 @@ class Exercise:
             random_mode=self.random_mode,
             rng_argument=self.random_argument,
             helpers=self.helpers_code,
+            trace=self.trace_code if with_trace else "",
         )
 
 
@@ -252,13 +261,14 @@ def load_exercise(folder: Path) -> Exercise:
 
     tolerance = _load_tolerance(meta.get("compare", {}), meta_path)
 
-    cases = load_cases(folder / "cases.json", parameters)
+    cases = load_cases(folder / "cases.json", parameters, len(hints))
     _require(
         len(cases) == CASES_PER_EXERCISE,
         folder / "cases.json",
         f"must hold exactly {CASES_PER_EXERCISE} cases, found {len(cases)}",
     )
     helpers_path = folder / "helpers.py"
+    trace_path = folder / "trace.py"
     extra_path = folder / "extra_cases.json"
     extra_cases = (
         load_cases(extra_path, parameters, len(hints), "extra") if extra_path.exists() else ()
@@ -271,6 +281,12 @@ def load_exercise(folder: Path) -> Exercise:
 
     order = meta.get("order", 0)
     _require(type(order) is int, meta_path, "'order' must be an integer")
+    try:
+        distribution = load_check(meta.get("distribution"), folder)
+        if trace_path.exists():
+            compile(_read_text(trace_path), str(trace_path), "exec")
+    except (ValueError, SyntaxError) as exc:
+        raise ExerciseError(f"{meta_path}: {exc}") from None
     return Exercise(
         id=exercise_id,
         folder=folder,
@@ -299,6 +315,8 @@ def load_exercise(folder: Path) -> Exercise:
         random_case=random_case,
         random_cases=random_cases,
         input_caps=input_caps,
+        trace_code=_read_text(trace_path) if trace_path.exists() else "",
+        distribution=distribution,
     )
 
 

@@ -261,13 +261,6 @@ def draws_problem(actual: int | None, expected: int | None) -> str | None:
     return f"your function drew {numbers(actual)}; the reference draws {expected}"
 
 
-def exhausted_message(drawn: int | None, expected: int | None) -> str:
-    """For a case whose scripted random numbers ran out."""
-    asked = f"asked for random number {drawn}" if drawn else "asked for more random numbers"
-    reference = f"; the reference draws {expected}" if expected is not None else ""
-    return f"your function {asked}, more than this case provides{reference}"
-
-
 # What the mutation check always allowed: it is after pops, clamps and overwrites, not round-off.
 _MUTATION_TOLERANCE = Tolerance(rel_tol=1e-9, abs_tol=1e-12)
 

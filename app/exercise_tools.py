@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app import case_sets, checks
+from app import case_sets, checks, feedback
 from app.catalog import Case, Catalog, Exercise, ExerciseError
 from app.judge import Judge
 from app.schemas import Status, Verdict
@@ -23,10 +23,11 @@ def reference_expectations(
     judge: Judge, exercise: Exercise, cases: tuple[Case, ...] | None = None
 ) -> list[dict[str, Any]]:
     """What the reference solution returns for each case (the examples unless ``cases`` says
-    otherwise), in the stored ``expected`` shape."""
+    otherwise), in the stored ``expected`` shape, with its trace where the exercise has one."""
     cases = exercise.cases if cases is None else cases
     inputs = [case.input for case in cases]
-    result = judge.submit(exercise, exercise.solution_code, inputs).result(timeout=120)
+    job = exercise.job(exercise.solution_code, inputs, with_trace=True)
+    result = judge.pool.submit(job).result(timeout=120)
     if result.setup is not None:
         raise ExerciseError(f"{exercise.id}: the reference does not run: {result.setup.message}")
     expectations = []
@@ -39,9 +40,9 @@ def reference_expectations(
         )
         if problem:
             raise ExerciseError(f"{exercise.id}: {case.name!r}: {problem}")
-        expected: dict[str, Any] = {"value": checks.plain(run.value)}
-        if exercise.random_mode is RandomMode.generator:
-            expected["draws"] = run.draws
+        if isinstance(run.trace, dict) and "trace_error" in run.trace:
+            raise ExerciseError(f"{exercise.id}: trace.py failed on {case.name!r}: {run.trace}")
+        expected = feedback.expected_from_run(run, exercise.random_mode is RandomMode.generator)
         expectations.append(expected)
     return expectations
 

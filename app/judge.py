@@ -12,12 +12,13 @@ from collections.abc import Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from app import case_sets, checks, custom_input
+from app import case_sets, checks, custom_input, distribution, feedback
 from app.catalog import Case, Exercise
 from app.errors import JudgeError, PayloadTooLarge, Saturated
 from app.schemas import CaseResult, Group, Mode, Report, Status, Verdict
 from sandbox import (
     CaseRun,
+    Job,
     Outcome,
     Pool,
     PoolSaturated,
@@ -112,14 +113,16 @@ def check_case(
         # Nothing to compare with: the learner sees their own result and why there is no other.
         message = f"no verdict on this input: {case.reference_problem}"
         if run.outcome is Outcome.exhausted:
-            message += f"; {checks.exhausted_message(run.draws, None)}"
+            message += f"; {feedback.exhausted_sentence(run.draws, None, run.drawn)}"
         elif run.outcome is not Outcome.returned:
             message += f"; your function: {checks.error_message(run, _limits_text(exercise))}"
         actual = checks.plain(run.value) if run.outcome is Outcome.returned else None
         return result(Status.error, actual, message)
     if run.outcome is Outcome.exhausted:
         # Drawing more numbers than the case scripts is a logic mistake, not a crash.
-        message = checks.exhausted_message(run.draws, case.expected.get("draws"))
+        message = feedback.exhausted_sentence(
+            run.draws, case.expected.get("draws"), run.drawn, case.expected.get("drawn")
+        )
         return result(Status.failed, None, message)
     if run.outcome is not Outcome.returned:
         message = checks.error_message(run, _limits_text(exercise))
@@ -134,7 +137,14 @@ def check_case(
         problems.append(type_problem)
     else:
         problems.extend(_value_problems(exercise, spec, actual, expected))
-    draws = checks.draws_problem(run.draws, case.expected.get("draws"))
+    explanation = None
+    if problems and not type_problem:
+        position = feedback.first_divergence(actual, expected)
+        if position is not None:
+            explanation = feedback.explain_divergence(case.expected.get("trace"), position)
+    draws = feedback.draws_sentence(
+        run.draws, case.expected.get("draws"), run.drawn, case.expected.get("drawn")
+    )
     if draws:
         problems.append(draws)
     kinds = {name: kind for name, kind in exercise.parameters.items() if kind != "rng"}
@@ -142,7 +152,10 @@ def check_case(
     if mutation:
         problems.append(mutation)
     status = Status.failed if problems else Status.passed
-    return result(status, actual, "; ".join(problems) if problems else None)
+    message = "; ".join(problems)
+    if message and explanation:
+        message += ". " + explanation
+    return result(status, actual, message or None)
 
 
 def _as_built(inputs: dict[str, Any], kinds: dict[str, str]) -> dict[str, Any]:
@@ -239,6 +252,27 @@ def build_report(
     )
 
 
+def with_check_rows(report: Report, rows: list[CaseResult], result: RunResult) -> Report:
+    """The report with the check rows last, its counts and verdict counting them too."""
+    if not rows:
+        return report
+    update: dict[str, Any] = {
+        "tests": [*report.tests, *rows],
+        "total": report.total + len(rows),
+        "passed": report.passed + sum(row.status == Status.passed for row in rows),
+    }
+    if report.status == Status.passed and update["passed"] != update["total"]:
+        update["status"] = Status.failed
+        index, row = next((i, r) for i, r in enumerate(rows) if r.status != Status.passed)
+        if row.status == Status.failed:
+            update["verdict"] = Verdict.wrong_answer
+        else:
+            run = result.cases[index] if index < len(result.cases) else None
+            outcome = run.outcome if run is not None else Outcome.crashed
+            update["verdict"] = CASE_VERDICT.get(outcome, Verdict.runtime_error)
+    return report.model_copy(update=update)
+
+
 SETUP_LEAD = {
     SetupKind.compile: "Your code does not compile",
     SetupKind.refused: "The judge does not allow part of your code",
@@ -321,10 +355,17 @@ class Judge:
         return self._submit_job(exercise, code, inputs)
 
     def _submit_job(
-        self, exercise: Exercise, code: str, inputs: list[dict[str, Any]] | None
+        self,
+        exercise: Exercise,
+        code: str,
+        inputs: list[dict[str, Any]] | None,
+        with_trace: bool = False,
     ) -> Future[RunResult]:
+        return self._submit(exercise.job(code, inputs, with_trace=with_trace))
+
+    def _submit(self, job: Job) -> Future[RunResult]:
         try:
-            return self.pool.submit(exercise.job(code, inputs))
+            return self.pool.submit(job)
         except PoolSaturated as exc:
             raise Saturated(f"The judge is busy ({exc}); retry shortly.", retry_after=1) from None
         except SandboxUnavailable as exc:
@@ -339,8 +380,9 @@ class Judge:
 
     def reference(self, exercise: Exercise, inputs: list[dict[str, Any]]) -> Future[RunResult]:
         """The exercise's solution on ``inputs``, as a job of its own: its own confined child,
-        never the learner's and never this process."""
-        return self._submit_job(exercise, exercise.solution_code, inputs)
+        never the learner's and never this process. It also runs the exercise's trace function
+        there, for the feedback at a learner's first divergence."""
+        return self._submit_job(exercise, exercise.solution_code, inputs, with_trace=True)
 
     async def _outcome(self, exercise: Exercise, future: Future[RunResult]) -> RunResult:
         try:
@@ -368,14 +410,26 @@ class Judge:
             seed = None
         inputs = [case.input for case in cases] + drawn
         learner = self.submit(exercise, code, inputs)
-        # Submitted together, so the reference runs beside the learner's job, not after it.
+        # Submitted together, so the reference and the distribution check run beside the
+        # learner's job, not after it.
         reference = self.reference(exercise, drawn) if drawn else None
+        check = self._check(exercise, code) if submit else None
         result = await self._outcome(exercise, learner)
         if reference is not None:
             expected = await self._outcome(exercise, reference)
             cases += case_sets.expected_cases(exercise, drawn, expected, "random {n}", "random")
+        checked = await self._outcome(exercise, check) if check is not None else None
         duration = (time.perf_counter() - started) * 1000
-        return build_report(exercise, result, duration, cases, Mode(mode), seed)
+        report = build_report(exercise, result, duration, cases, Mode(mode), seed)
+        if checked is not None and exercise.distribution is not None:
+            rows = distribution.check_rows(
+                exercise.distribution,
+                checked,
+                _limits_text(exercise),
+                exact_failed=report.status != Status.passed,
+            )
+            report = with_check_rows(report, rows, checked)
+        return report
 
     def grade(
         self, exercise: Exercise, code: str, mode: Mode = Mode.run, seed: int | None = None
@@ -407,6 +461,36 @@ class Judge:
     def run_custom(self, exercise: Exercise, code: str, raw_input: Any) -> Report:
         """``run_custom_async`` for callers without an event loop."""
         return run_to_completion(self.run_custom_async(exercise, code, raw_input))
+
+    def _check(self, exercise: Exercise, code: str) -> Future[RunResult] | None:
+        """The exercise's distribution check on ``code`` as a job of the pool (None: none).
+
+        The learner's code and the trusted driver, in a confined child; the counts come back
+        here for the statistics (app/distribution.py)."""
+        check = exercise.distribution
+        if check is None:
+            return None
+        return self._submit(
+            distribution.check_job(
+                check, code, exercise.entry_point, exercise.helpers_code, exercise.limits
+            )
+        )
+
+    async def check_rows_async(
+        self, exercise: Exercise, code: str, exact_failed: bool
+    ) -> list[CaseResult]:
+        """The distribution check's rows alone (none declared: no rows)."""
+        future = self._check(exercise, code)
+        if future is None or exercise.distribution is None:
+            return []
+        result = await self._outcome(exercise, future)
+        return distribution.check_rows(
+            exercise.distribution, result, _limits_text(exercise), exact_failed
+        )
+
+    def check_rows(self, exercise: Exercise, code: str, exact_failed: bool) -> list[CaseResult]:
+        """``check_rows_async`` for callers without an event loop."""
+        return run_to_completion(self.check_rows_async(exercise, code, exact_failed))
 
     def health(self) -> dict[str, object]:
         """{"layers": {name: bool}, "pool": {...}} for /api/health and `judge doctor`."""

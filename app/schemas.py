@@ -47,19 +47,32 @@ class Group(StrEnum):
     check = "check"
 
 
+class Chart(BaseModel):
+    """A distribution check's numbers: the target against the learner's frequencies per token."""
+
+    tokens: list[int]
+    target: list[float]  # p of each token
+    observed: list[float]  # the learner's relative frequency of each token
+    trials: int
+    statistic: float  # chi-square over the (pooled) bins
+    threshold: float  # the statistic a correct step exceeds with probability below 1e-6
+    passed: bool
+
+
 class CaseResult(BaseModel):
     """One test case as the learner sees it after grading."""
 
     name: str
     status: Status
     group: Group = Group.example
-    hint: int | None = None
+    hint: int | None = None  # a failing case's tied hint (1-based), offered beside the row
     input: Any = None
     expected: Any = None
     actual: Any = None
     message: str | None = None
     output: str | None = None
     duration_ms: float = 0.0
+    chart: Chart | None = None  # check rows only: what the page draws
 
 
 class Report(BaseModel):

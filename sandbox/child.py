@@ -7,13 +7,14 @@ the learner is honest; the OS layers and the host's checks cover the rest.
 
 from __future__ import annotations
 
+import builtins
 import json
 import linecache
 import os
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 import numpy as np
@@ -31,6 +32,8 @@ from sandbox.policy import (
 from sandbox.protocol import READ_CHUNK, FrameReader, Job, Outcome, RandomMode, encode, split_body
 
 LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)
+TRACE_FILENAME = "trace.py"
+DRIVER_FILENAME = "driver.py"
 # The legacy global state is set to this before each call, so a solution that forgets to seed
 # fails every time rather than by the luck of case order.
 FOREIGN_SEED = 20_240_917
@@ -125,6 +128,8 @@ def _abandon_case(reply: Mailbox, index: int) -> Callable[[Capture], NoReturn]:
                 "duration_ms": 0.0,
                 "draws": None,
                 "inputs_after": None,
+                "drawn": None,
+                "trace": None,
             }
         )
         os._exit(0)
@@ -199,6 +204,8 @@ def run_job(
             _source_lines(job.helpers, HELPERS_FILENAME)
             helpers_code = helpers_code or compile_learner(job.helpers, HELPERS_FILENAME)
             exec(helpers_code, globals_)
+        trace = _trusted_function(job.trace, TRACE_FILENAME, "trace")
+        drive = _trusted_function(job.driver, DRIVER_FILENAME, "drive")
         _source_lines(job.code, LEARNER_FILENAME)
         code = compile_learner(job.code)
     except CompileFailure as failure:
@@ -228,7 +235,9 @@ def run_job(
     for index in range(first_case, len(job.cases)):
         inputs = job.cases[index]
         capture = Capture(output_cap, on_overflow=_abandon_case(reply, index))
-        policy.print_hook = capture.write
+        # A driver calls the step thousands of times: a debugging print in it is not output
+        # worth a verdict, so it is dropped rather than counted against the cap.
+        policy.print_hook = _dropped if drive is not None else capture.write
         arguments = {
             name: values.build_argument(kind, inputs[name]) for name, kind in parameters.items()
         }
@@ -240,18 +249,23 @@ def run_job(
         error: dict[str, Any] | None = None
         started = time.perf_counter()
         try:
-            result = entry(*arguments.values())
+            if drive is not None:
+                result = drive(entry, values.CountingGenerator, *arguments.values())
+            else:
+                result = entry(*arguments.values())
             value = values.tag(result)
         except values.RandomStreamExhausted as exc:
-            outcome, error = Outcome.exhausted, {"type": type(exc).__name__, "message": str(exc)}
+            # Data, not a sentence: the trusted side words it from the draw count.
+            outcome, error = Outcome.exhausted, {"type": type(exc).__name__, "message": ""}
         except MemoryError as exc:
             outcome, error = Outcome.memory, learner_error(exc)
         except BaseException as exc:  # SystemExit, KeyboardInterrupt, GeneratorExit, ...
             outcome, error = Outcome.raised, learner_error(exc)
         duration_ms = (time.perf_counter() - started) * 1000
-        draws = None
+        draws = drawn = None
         if job.random_mode is RandomMode.generator and job.rng_argument is not None:
             draws = arguments[job.rng_argument].draws
+            drawn = arguments[job.rng_argument].drawn_values
         inputs_after = {
             name: values.snapshot_argument(kind, arguments[name])
             for name, kind in parameters.items()
@@ -269,6 +283,41 @@ def run_job(
                 "duration_ms": duration_ms,
                 "draws": draws,
                 "inputs_after": inputs_after,
+                "drawn": drawn,
+                "trace": _traced(trace, parameters, inputs)
+                if outcome is Outcome.returned
+                else None,
             }
         )
     reply.send({"t": "end"})
+
+
+def _dropped(text: str) -> None:
+    pass
+
+
+def _trusted_function(source: str, filename: str, name: str) -> Any:
+    """Compile an exercise's trusted trace or driver source in a namespace of its own.
+
+    Its own namespace, so nothing the learner's module rebinds (``np``, ``sample``) reaches it.
+    Plain Python, not the learner policy: it is the judge's code, and a driver calls the step
+    thousands of times (guarded, its own bookkeeping cost 30x the step). It touches learner
+    results only after checking their exact types.
+    """
+    if not source:
+        return None
+    namespace: dict[str, Any] = {"__builtins__": builtins, "__name__": filename}
+    _source_lines(source, filename)
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def _traced(trace: Any, parameters: Mapping[str, str], inputs: Any) -> Any:
+    """What the trusted trace function reports for these inputs, on fresh arguments."""
+    if trace is None:
+        return None
+    arguments = [values.build_argument(kind, inputs[name]) for name, kind in parameters.items()]
+    try:
+        return values.json_data(trace(*arguments))
+    except Exception as exc:  # a trace bug must cost the explanation, never the grade
+        return {"trace_error": f"{type(exc).__name__}: {exc}"[:300]}

@@ -8,6 +8,7 @@ side believes a word of it.
 from __future__ import annotations
 
 import json
+import math
 import struct
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -120,6 +121,13 @@ class Job:
     random_mode: RandomMode = RandomMode.none
     rng_argument: str | None = None  # the rng parameter, in generator mode
     helpers: str = ""  # the exercise's trusted helpers, run before the learner's code
+    # Trusted source defining ``trace(...)`` with the entry point's parameters: called after the
+    # entry point on fresh arguments, its JSON result (what the reference did, step by step)
+    # goes back with the case. Only reference jobs carry one.
+    trace: str = ""
+    # Trusted source defining ``drive(step, Generator, *arguments)``: called instead of the
+    # entry point, it runs ``step`` many times and returns counts (the distribution check).
+    driver: str = ""
 
     def document(self) -> dict[str, Any]:
         return {
@@ -130,6 +138,8 @@ class Job:
             "random_mode": self.random_mode.value,
             "rng_argument": self.rng_argument,
             "helpers": self.helpers,
+            "trace": self.trace,
+            "driver": self.driver,
             "limits": asdict(self.limits),
         }
 
@@ -144,6 +154,8 @@ class Job:
             random_mode=RandomMode(raw["random_mode"]),
             rng_argument=raw["rng_argument"],
             helpers=raw["helpers"],
+            trace=raw.get("trace", ""),
+            driver=raw.get("driver", ""),
         )
 
 
@@ -196,6 +208,8 @@ class CaseRun:
     duration_ms: float = 0.0
     draws: int | None = None
     inputs_after: dict[str, Any] | None = None
+    drawn: tuple[float | None, ...] | None = None  # the first values the generator handed out
+    trace: Any = None  # plain JSON from the job's trusted trace function, if it has one
 
 
 @dataclass(frozen=True)
@@ -262,6 +276,7 @@ def parse_case(raw: dict[str, Any], output_cap: int) -> CaseRun:
     truncated = raw.get("output_truncated", False)
     if not isinstance(truncated, bool):
         raise ProtocolError("output_truncated must be a bool")
+    drawn = _drawn(raw.get("drawn"))
     return CaseRun(
         outcome=outcome,
         value=raw.get("value"),
@@ -271,7 +286,23 @@ def parse_case(raw: dict[str, Any], output_cap: int) -> CaseRun:
         duration_ms=float(duration),
         draws=draws,
         inputs_after=inputs_after,
+        drawn=drawn,
+        trace=raw.get("trace"),
     )
+
+
+MAX_DRAWN = 64
+
+
+def _drawn(raw: Any) -> tuple[float | None, ...] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or len(raw) > MAX_DRAWN:
+        raise ProtocolError(f"drawn must be a list of at most {MAX_DRAWN} numbers")
+    for item in raw:
+        if item is not None and (type(item) not in (int, float) or not math.isfinite(item)):
+            raise ProtocolError("drawn must hold finite numbers or null")
+    return tuple(None if item is None else float(item) for item in raw)
 
 
 def parse_setup(raw: Any) -> SetupFailure | None:

@@ -112,25 +112,44 @@ def _clean_floats(listed: Any) -> Any:
 
 
 class RandomStreamExhausted(Exception):
-    """The learner drew more random numbers than a scripted case provides."""
+    """The learner drew more random numbers than a scripted case provides.
+
+    Carries data, not a sentence: the trusted side words it (app/checks.py).
+    """
+
+    def __init__(self, provided: int, asked: int) -> None:
+        super().__init__(f"scripted stream exhausted: {provided} numbers, number {asked} asked")
+        self.provided = provided
+        self.asked = asked
+
+
+# How many of the values a generator handed out are kept, to show the learner their own draws.
+RECORDED_DRAWS = 64
+
+
+def _recorded(record: list[float | None], drawn: Any) -> None:
+    room = RECORDED_DRAWS - len(record)
+    if room <= 0:
+        return
+    items = drawn.ravel()[:room].tolist() if isinstance(drawn, np.ndarray) else [drawn]
+    # uniform() with infinite bounds can hand out inf or nan; JSON has no word for those.
+    record.extend(float(x) if math.isfinite(x) else None for x in items)
 
 
 class ScriptedGenerator:
     """A stand-in generator that returns the case's numbers in order and counts the draws."""
 
-    __slots__ = ("_numbers", "_drawn")
+    __slots__ = ("_numbers", "_drawn", "_record")
 
     def __init__(self, numbers: list[float]) -> None:
         self._numbers = [float(n) for n in numbers]
         self._drawn = 0
+        self._record: list[float | None] = []
 
     def _next(self) -> float:
         if self._drawn >= len(self._numbers):
             self._drawn += 1
-            raise RandomStreamExhausted(
-                f"this test case scripts {len(self._numbers)} random numbers and your function "
-                f"asked for number {self._drawn}"
-            )
+            raise RandomStreamExhausted(len(self._numbers), self._drawn)
         number = self._numbers[self._drawn]
         self._drawn += 1
         return number
@@ -144,15 +163,24 @@ class ScriptedGenerator:
         count = int(np.prod(shape))
         return np.array([self._next() for _ in range(count)]).reshape(shape)
 
+    def _handed(self, drawn: Any) -> Any:
+        _recorded(self._record, drawn)
+        return drawn
+
     def random(self, size: Any = None, dtype: Any = None, out: Any = None) -> Any:
-        return self._many(size)
+        return self._handed(self._many(size))
 
     def uniform(self, low: float = 0.0, high: float = 1.0, size: Any = None) -> Any:
-        return low + (high - low) * self._many(size)
+        return self._handed(low + (high - low) * self._many(size))
 
     @property
     def draws(self) -> int:
         return self._drawn
+
+    @property
+    def drawn_values(self) -> list[float | None]:
+        """The first RECORDED_DRAWS values handed out, as the learner received them."""
+        return list(self._record)
 
     def __repr__(self) -> str:
         return f"ScriptedGenerator({len(self._numbers)} numbers)"
@@ -161,16 +189,18 @@ class ScriptedGenerator:
 class CountingGenerator:
     """numpy's default_rng(seed) behind a narrow surface that counts every number drawn."""
 
-    __slots__ = ("_generator", "_drawn")
+    __slots__ = ("_generator", "_drawn", "_record")
 
     def __init__(self, seed: int) -> None:
         self._generator = np.random.default_rng(seed)
         self._drawn = 0
+        self._record: list[float | None] = []
 
     def _counted(self, drawn: Any) -> Any:
         # Count what numpy returned, not what ``size`` says: a size numpy refuses (negative)
         # draws nothing, and must not move the count either way.
         self._drawn += drawn.size if isinstance(drawn, np.ndarray) else 1
+        _recorded(self._record, drawn)
         return drawn
 
     def random(self, size: Any = None, dtype: Any = np.float64, out: Any = None) -> Any:
@@ -182,6 +212,11 @@ class CountingGenerator:
     @property
     def draws(self) -> int:
         return self._drawn
+
+    @property
+    def drawn_values(self) -> list[float | None]:
+        """The first RECORDED_DRAWS values handed out, as the learner received them."""
+        return list(self._record)
 
     def __repr__(self) -> str:
         return "Generator(PCG64)"
@@ -219,3 +254,28 @@ def snapshot_argument(kind: str, value: Any) -> Any:
     if kind == "ndarray" and type(value) is np.ndarray:
         return _clean_floats(value.tolist())
     return tag(value)
+
+
+def json_data(value: Any) -> Any:
+    """Trusted code's result as plain JSON: numpy numbers made Python ones, sizes capped."""
+    budget = [MAX_ITEMS]
+    return _json_data(value, 0, budget)
+
+
+def _json_data(value: Any, depth: int, budget: list[int]) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_DEPTH:
+        raise TooBig("trace too large")
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if isinstance(value, (float, np.floating)):
+        return _float(float(value))
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.ndarray):
+        return _json_data(value.tolist(), depth + 1, budget)
+    if type(value) in (list, tuple):
+        return [_json_data(item, depth + 1, budget) for item in value]
+    if type(value) is dict:
+        return {str(k): _json_data(v, depth + 1, budget) for k, v in value.items()}
+    raise TypeError(f"not JSON data: {type(value).__name__}")

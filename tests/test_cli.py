@@ -20,7 +20,7 @@ REPORT_KEYS = {
 }  # fmt: skip
 TEST_KEYS = {
     "name", "status", "group", "hint", "input", "expected", "actual", "message", "output",
-    "duration_ms",
+    "duration_ms", "chart",
 }  # fmt: skip
 
 

@@ -58,7 +58,7 @@ def test_stored_expectations_equal_regenerated(folder, judge: Judge) -> None:
     assert [case.expected for case in exercise.cases] == regenerated
     # and `judge exercises regen` would write the file byte for byte as stored
     cases = [
-        {"name": c.name, "input": c.input, "expected": e}
+        {"name": c.name, "hint": c.hint, "input": c.input, "expected": e}
         for c, e in zip(exercise.cases, regenerated, strict=True)
     ]
     assert format_cases(cases) == (folder / "cases.json").read_text(encoding="utf-8")

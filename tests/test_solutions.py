@@ -63,7 +63,8 @@ def test_correct_solution_passes_submit(path: Path, judge: Judge, catalog: Catal
     failing = [(t.name, t.message) for t in report.tests if t.status != Status.passed]
     assert report.verdict.value == "accepted", (report.message, failing)
     assert (report.mode, report.seed) == (Mode.submit, SEED)
-    wanted = len(exercise.cases) + len(exercise.extra_cases) + exercise.random_cases
+    checked = len(exercise.distribution.pairs) if exercise.distribution else 0
+    wanted = len(exercise.cases) + len(exercise.extra_cases) + exercise.random_cases + checked
     assert report.passed == report.total == wanted
 
 
@@ -121,7 +122,9 @@ def test_a_lookup_table_of_the_examples_passes_run_and_fails_submit(
         assert submit.passed < submit.total
         assert isinstance(submit.seed, int)
         failed_groups = {t.group for t in submit.tests if t.status != Status.passed}
-        assert failed_groups <= {Group.extra, Group.random} and failed_groups
+        # Never an example; always an extra or random case (the distribution check may too).
+        assert failed_groups <= {Group.extra, Group.random, Group.check}
+        assert failed_groups & {Group.extra, Group.random}
 
 
 def test_the_declared_tolerance_is_what_lets_another_summation_order_pass(

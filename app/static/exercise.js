@@ -342,6 +342,11 @@
         ]),
       );
     }
+    if (failing && Number.isInteger(test.hint) && test.hint >= 1 && test.hint <= (exercise.hint_count || 0)) {
+      body.append(tiedHint(test.hint));
+    }
+    const drawn = test.chart && window.JudgeTeaching ? window.JudgeTeaching.chart(test.chart) : null;
+    if (drawn) body.append(field("First token: target against yours", drawn, "field--chart"));
     body.append(field("Input", codeBlock(prettyInput(test.input), "test-input")));
     const expected = pretty(test.expected);
     const actual =
@@ -569,16 +574,22 @@
     try {
       const saved = JSON.parse(store.get(hintsKey) || "[]");
       if (Array.isArray(saved)) {
-        saved.forEach((hint, position) => {
+        // Revealed hints in order of index; a hint tied to a failing case may be revealed out
+        // of turn, so the list can have gaps.
+        let last = 0;
+        for (const hint of saved) {
           if (
             hint &&
-            hint.index === position + 1 &&
+            Number.isInteger(hint.index) &&
+            hint.index > last &&
+            hint.index <= exercise.hint_count &&
             hint.total === exercise.hint_count &&
             typeof hint.text === "string"
           ) {
             hints.push(hint);
+            last = hint.index;
           }
-        });
+        }
       }
     } catch (error) {
       hints = [];
@@ -587,22 +598,71 @@
     updateHintControls();
   }
 
+  function nextHintIndex() {
+    let next = 1;
+    for (const hint of hints) if (hint.index === next) next += 1;
+    return next;
+  }
+
+  function revealedHint(index) {
+    return hints.find((hint) => hint.index === index) || null;
+  }
+
+  // Fetch hint ``index`` and record it as revealed (kept in order of index); returns it.
+  async function fetchHint(index) {
+    const known = revealedHint(index);
+    if (known) return known;
+    const response = await fetch(api + "/hints/" + index, { headers: { Accept: "application/json" } });
+    const body = await readJson(response);
+    if (!response.ok || !body || typeof body.text !== "string") {
+      throw new Error(errorDetail(body, "HTTP " + response.status));
+    }
+    const hint = { index: body.index || index, total: body.total || exercise.hint_count, text: body.text };
+    hints.push(hint);
+    hints.sort((a, b) => a.index - b.index);
+    store.set(hintsKey, JSON.stringify(hints));
+    $("hint-list").replaceChildren(...hints.map(renderHint));
+    return hint;
+  }
+
+  // A failing row's tied hint: shown in the row and counted as revealed in the hint panel.
+  function tiedHint(index) {
+    const place = element("div", { class: "tied-hint", "data-testid": "tied-hint" });
+    const button = element("button", {
+      type: "button",
+      class: "button button--secondary button--small",
+      "data-testid": "tied-hint-button",
+      text: "Show hint " + index + ", about this mistake",
+    });
+    const show = (hint) => {
+      place.replaceChildren(
+        element("h4", { class: "hint__label", text: "Hint " + hint.index + " of " + hint.total }),
+        element("div", { class: "hint__text", "data-testid": "tied-hint-text", html: window.JudgeRender.markdown(hint.text) }),
+      );
+    };
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      try {
+        show(await fetchHint(index));
+      } catch (error) {
+        button.disabled = false;
+        button.textContent = "Could not load hint " + index + ": " + (error.message || error);
+      }
+      updateHintControls();
+    });
+    const known = revealedHint(index);
+    if (known) show(known);
+    else place.append(button);
+    return place;
+  }
+
   async function revealHint() {
     if (hintBusy || hints.length >= (exercise.hint_count || 0)) return;
     hintBusy = true;
     updateHintControls();
-    const next = hints.length + 1;
     let problem = null;
     try {
-      const response = await fetch(api + "/hints/" + next, { headers: { Accept: "application/json" } });
-      const body = await readJson(response);
-      if (!response.ok || !body || typeof body.text !== "string") {
-        throw new Error(errorDetail(body, "HTTP " + response.status));
-      }
-      const hint = { index: body.index || next, total: body.total || exercise.hint_count, text: body.text };
-      hints.push(hint);
-      store.set(hintsKey, JSON.stringify(hints));
-      $("hint-list").append(renderHint(hint));
+      await fetchHint(nextHintIndex());
     } catch (error) {
       problem = error.message || String(error);
     } finally {

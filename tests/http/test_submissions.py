@@ -15,7 +15,7 @@ REPORT_KEYS = {
 }  # fmt: skip
 CASE_KEYS = {
     "name", "status", "group", "hint", "input", "expected", "actual", "message", "output",
-    "duration_ms",
+    "duration_ms", "chart",
 }  # fmt: skip
 ONE_MIB = 1 << 20
 

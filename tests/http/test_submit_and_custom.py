@@ -70,14 +70,19 @@ def test_submit_grades_examples_extra_and_random_in_order_with_the_seed(
     assert exercise is not None
     groups = [test["group"] for test in body["tests"]]
     extra = len(exercise.extra_cases)
-    assert groups == ["example"] * 6 + ["extra"] * extra + ["random"] * 20
+    assert exercise.distribution is not None
+    checked = len(exercise.distribution.pairs)
+    assert groups == ["example"] * 6 + ["extra"] * extra + ["random"] * 20 + ["check"] * checked
     assert body["mode"] == "submit" and isinstance(body["seed"], int)
-    assert body["verdict"] == "accepted" and body["passed"] == body["total"] == 6 + extra + 20
+    total = 6 + extra + 20 + checked
+    assert body["verdict"] == "accepted" and body["passed"] == body["total"] == total
     # The reference ran as a job of its own, on the random inputs only; the learner's job
-    # never held the solution. Both were jobs of the pool: nothing ran in this process.
-    learner, reference = recorded[1].jobs
+    # never held the solution, nor did the distribution check's (the learner's code and the
+    # trusted driver). All were jobs of the pool: nothing ran in this process.
+    learner, reference, check = recorded[1].jobs
     assert learner.code == code and len(learner.cases) == 6 + extra + 20
-    assert reference.code == exercise.solution_code
+    assert check.code == code and check.driver and len(check.cases) == checked
+    assert reference.code == exercise.solution_code and reference.trace
     assert list(reference.cases) == [t["input"] for t in body["tests"] if t["group"] == "random"]
     # The same seed replays the same random cases.
     again = api.post(

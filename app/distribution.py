@@ -1,0 +1,313 @@
+"""The distribution check: the learner's step run many times, its first token tested against p.
+
+Declared in exercise data (``[distribution]`` in exercise.toml, pairs of p and q, and a trusted
+driver beside the reference, ``distribution.py``). The driver runs in the learner's confined
+child (a job of the pool) and sends back counts only; this module validates them and does the
+statistics: a chi-square test of the first token against p[0] (bins of small expected count
+pooled) and, when every row is the same, the mean number of tokens per step against
+(1 - alpha^(gamma+1)) / (1 - alpha).
+
+The false-fail rate of a correct step is at most FALSE_FAIL over the whole check: it is split
+evenly (Bonferroni) over the check's tests. Each mean test's margin comes from Bernstein's
+inequality, which holds at any number of trials. Each chi-square threshold is the chi-square
+upper quantile (the asymptotic law of Pearson's statistic, which is why bins are pooled to at
+least MIN_EXPECTED expected counts) at its share divided by CHI2_SAFETY: the exact multinomial
+tail is heavier than the asymptotic one at these trial counts (simulated, 4 million correct
+runs of 400 steps over six tokens: 1.5e-5 past the 1e-5 quantile), so the share is taken ten
+times smaller. Seeds are fixed, so a verdict is reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app import checks, statistics
+from app.schemas import CaseResult, Chart, Group, Status
+from sandbox import Job, Limits, Outcome, RunResult
+
+FALSE_FAIL = 1e-6
+CHI2_SAFETY = 10.0
+MIN_EXPECTED = 20.0
+MAX_TRIALS = 100_000
+DRIVER_FILE = "distribution.py"
+
+# What a step that is right in distribution but wrong draw by draw should learn from the check.
+ORDER_LESSON = (
+    "Your step's tokens come out in the target's proportions, yet the exact cases fail: they "
+    "also fix which random number decides what (one draw per accept test, drawn as that test "
+    "happens, with a strict u < p/q, then one draw for the final sample), so a step can be "
+    "right in distribution and still wrong draw by draw"
+)
+
+
+@dataclass(frozen=True)
+class Pair:
+    name: str
+    p: tuple[tuple[float, ...], ...]  # gamma + 1 rows
+    q: tuple[tuple[float, ...], ...]  # gamma rows
+    trials: int
+    seed: int
+
+    @property
+    def gamma(self) -> int:
+        return len(self.q)
+
+    @property
+    def rows_equal(self) -> bool:
+        """Every row of p the same and every row of q the same: the token count is geometric."""
+        return all(row == self.p[0] for row in self.p) and all(row == self.q[0] for row in self.q)
+
+    @property
+    def alpha(self) -> float:
+        return sum(min(a, b) for a, b in zip(self.p[0], self.q[0], strict=True))
+
+    def inputs(self) -> dict[str, Any]:
+        return {
+            "p": [list(row) for row in self.p],
+            "q": [list(row) for row in self.q],
+            "trials": self.trials,
+            "seed": self.seed,
+        }
+
+
+@dataclass(frozen=True)
+class DistributionCheck:
+    driver: str
+    pairs: tuple[Pair, ...]
+
+    @property
+    def tests(self) -> int:
+        """How many statistical tests share the false-fail rate."""
+        return sum(1 + pair.rows_equal for pair in self.pairs)
+
+
+def _rows(raw: Any, name: str, where: str) -> tuple[tuple[float, ...], ...]:
+    if not (isinstance(raw, list) and raw and all(isinstance(row, list) for row in raw)):
+        raise ValueError(f"{where}: {name} must be a list of rows")
+    rows = []
+    for row in raw:
+        if not row or not all(type(x) in (int, float) and 0 <= x <= 1 for x in row):
+            raise ValueError(f"{where}: every row of {name} holds probabilities in [0, 1]")
+        if not math.isclose(sum(row), 1.0, abs_tol=1e-9):
+            raise ValueError(f"{where}: a row of {name} sums to {sum(row)}, not 1")
+        rows.append(tuple(float(x) for x in row))
+    if len({len(row) for row in rows}) != 1:
+        raise ValueError(f"{where}: the rows of {name} differ in length")
+    return tuple(rows)
+
+
+def load_check(raw: Any, folder: Path) -> DistributionCheck | None:
+    """``[distribution]`` of exercise.toml and its driver; raises ValueError naming the problem."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or set(raw) - {"pairs"}:
+        raise ValueError("[distribution] holds only [[distribution.pairs]]")
+    pairs = []
+    for index, item in enumerate(raw.get("pairs", []), start=1):
+        where = f"distribution pair {index}"
+        if not isinstance(item, dict) or set(item) != {"name", "p", "q", "trials", "seed"}:
+            raise ValueError(f"{where}: needs exactly name, p, q, trials and seed")
+        p, q = _rows(item["p"], "p", where), _rows(item["q"], "q", where)
+        if len(p) != len(q) + 1 or len(p[0]) != len(q[0]):
+            raise ValueError(f"{where}: p needs one row more than q, of the same length")
+        trials, seed = item["trials"], item["seed"]
+        if type(trials) is not int or not 1 <= trials <= MAX_TRIALS:
+            raise ValueError(f"{where}: trials must be an integer from 1 to {MAX_TRIALS}")
+        if type(seed) is not int or seed < 0:
+            raise ValueError(f"{where}: seed must be a non-negative integer")
+        pairs.append(Pair(str(item["name"]), p, q, trials, seed))
+    if not pairs:
+        raise ValueError("[distribution] declares no pairs")
+    driver = folder / DRIVER_FILE
+    if not driver.is_file():
+        raise ValueError(f"{driver}: missing (the distribution check's driver)")
+    source = driver.read_text(encoding="utf-8")
+    compile(source, str(driver), "exec")  # a SyntaxError names the line
+    return DistributionCheck(source, tuple(pairs))
+
+
+def check_job(
+    check: DistributionCheck, code: str, entry_point: str, helpers: str, limits: Limits
+) -> Job:
+    """The learner's code, the trusted driver, one case per declared pair."""
+    return Job(
+        code=code,
+        entry_point=entry_point,
+        cases=tuple(pair.inputs() for pair in check.pairs),
+        parameters={"p": "ndarray", "q": "ndarray", "trials": "value", "seed": "value"},
+        limits=limits,
+        helpers=helpers,
+        driver=check.driver,
+    )
+
+
+# -- from counts to a row --------------------------------------------------------------------
+
+
+def _counts(value: Any, length: int, trials: int) -> list[int] | None:
+    if not (isinstance(value, list) and len(value) == length):
+        return None
+    if not all(type(x) is int and x >= 0 for x in value) or sum(value) != trials:
+        return None
+    return value
+
+
+INVALID = {
+    "not_list": "returned something other than a list",
+    "token": "returned a first token that is not an int",
+}
+
+
+def _invalid_sentence(invalid: Any, gamma: int) -> str:
+    if not isinstance(invalid, dict):
+        return "the check could not read what your step returned"
+    trial = invalid.get("trial")
+    reason = invalid.get("reason")
+    if reason == "length":
+        what = f"returned {invalid.get('length')} tokens, but a step yields 1 to {gamma + 1}"
+    elif reason == "range":
+        what = f"returned token {invalid.get('token')}, outside the vocabulary"
+    else:
+        what = INVALID.get(str(reason), "returned something the check cannot use")
+    return f"on trial {trial} of the distribution check your step {what}"
+
+
+def _geometric(alpha: float, gamma: int) -> tuple[float, float]:
+    """Mean and variance of the tokens per step: P(k) = alpha^(k-1) (1 - alpha), k <= gamma."""
+    masses = [alpha ** (k - 1) * (1 - alpha) for k in range(1, gamma + 1)] + [alpha**gamma]
+    mean = sum(k * m for k, m in enumerate(masses, start=1))
+    variance = sum((k - mean) ** 2 * m for k, m in enumerate(masses, start=1))
+    return mean, variance
+
+
+def _percent(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, str, Chart]:
+    """The verdict on one pair's counts: passed, the sentence, the chart."""
+    rate = FALSE_FAIL / tests
+    trials = pair.trials
+    target = list(pair.p[0])
+    first, lengths = counts["first"], counts["lengths"]
+    expected = [trials * x for x in target]
+    observed = [c / trials for c in first]
+    impossible = [t for t, x in enumerate(target) if x == 0 and first[t] > 0]
+    statistic, df = statistics.chi2_statistic(first, expected, MIN_EXPECTED)
+    threshold = statistics.chi2_threshold(rate / CHI2_SAFETY, df)
+    passed = not impossible and statistic <= threshold
+    tokens = list(range(len(target)))
+    chart = Chart(
+        tokens=tokens,
+        target=target,
+        observed=observed,
+        trials=trials,
+        statistic=round(statistic, 4) if math.isfinite(statistic) else 1e300,
+        threshold=round(threshold, 4),
+        passed=passed,
+    )
+    parts = []
+    if impossible:
+        t = impossible[0]
+        parts.append(
+            f"your step returned token {t} first {first[t]} times out of {trials}, but the "
+            f"target's row p[0] gives it probability 0"
+        )
+    elif not passed:
+        over = max(tokens, key=lambda t: observed[t] - target[t])
+        under = min(tokens, key=lambda t: observed[t] - target[t])
+        parts.append(
+            f"over {trials} steps the first token is not distributed as the target's row p[0]: "
+            f"chi-square {statistic:.1f} over {df + 1} bins, above the threshold "
+            f"{threshold:.1f} that a correct step exceeds with probability below "
+            f"{FALSE_FAIL:g}; token {over} came out {_percent(observed[over])} of the time "
+            f"against p = {_percent(target[over])} (the most over-sampled), token {under} "
+            f"{_percent(observed[under])} against p = {_percent(target[under])} "
+            f"(the most under-sampled)"
+        )
+    else:
+        parts.append(
+            f"over {trials} steps the first token came out in the target's proportions "
+            f"(chi-square {statistic:.2f} over {df + 1} bins, within the threshold "
+            f"{threshold:.2f})"
+        )
+    if pair.rows_equal:
+        alpha, gamma = pair.alpha, pair.gamma
+        mean, variance = _geometric(alpha, gamma)
+        seen = sum(k * c for k, c in enumerate(lengths, start=1)) / trials
+        spread = max(mean - 1, gamma + 1 - mean)
+        margin = statistics.bernstein_margin(trials, variance, spread, rate)
+        formula = (
+            f"(1 - alpha^(gamma+1)) / (1 - alpha) = {mean:.3f} (alpha = {alpha:.3g}, "
+            f"gamma = {gamma})"
+        )
+        if abs(seen - mean) > margin:
+            passed = False
+            chart = chart.model_copy(update={"passed": False})
+            parts.append(
+                f"your steps yielded {seen:.3f} tokens on average; with every row the same a "
+                f"correct step yields {formula}, and strays more than {margin:.3f} from it "
+                f"with probability below {FALSE_FAIL:g}"
+            )
+        else:
+            parts.append(f"tokens per step averaged {seen:.3f}, as expected: {formula}")
+    return passed, "; ".join(parts), chart
+
+
+def check_rows(
+    check: DistributionCheck,
+    result: RunResult,
+    limits_text: dict[str, str],
+    exact_failed: bool,
+) -> list[CaseResult]:
+    """One row per declared pair, from the check job's raw result."""
+    rows = []
+    for index, pair in enumerate(check.pairs):
+        run = result.cases[index] if index < len(result.cases) else None
+        name = f"distribution check: {pair.name}"
+        row = CaseResult(
+            name=name, status=Status.error, group=Group.check, input=pair.inputs(), expected=None
+        )
+        if result.setup is not None or run is None:
+            rows.append(row.model_copy(update={"message": "not run: your code did not load"}))
+            continue
+        if run.outcome is not Outcome.returned:
+            text = checks.error_message(run, limits_text)
+            update = {"message": f"during the distribution check: {text}"}
+            rows.append(row.model_copy(update=update))
+            continue
+        counts = checks.plain(run.value)
+        if isinstance(counts, dict) and "invalid" in counts:
+            message = _invalid_sentence(counts["invalid"], pair.gamma)
+            rows.append(row.model_copy(update={"status": Status.failed, "message": message}))
+            continue
+        vocabulary = len(pair.p[0])
+        valid = (
+            isinstance(counts, dict)
+            and counts.get("trials") == pair.trials
+            and _counts(counts.get("first"), vocabulary, pair.trials) is not None
+            and _counts(counts.get("lengths"), pair.gamma + 1, pair.trials) is not None
+        )
+        if not valid:
+            message = "the distribution check's counts did not add up; it could not judge"
+            rows.append(row.model_copy(update={"message": message}))
+            continue
+        passed, message, chart = judge_pair(pair, counts, check.tests)
+        if passed and exact_failed:
+            message += ". " + ORDER_LESSON
+        rows.append(
+            row.model_copy(
+                update={
+                    "status": Status.passed if passed else Status.failed,
+                    "expected": list(pair.p[0]),
+                    "actual": [round(x, 6) for x in chart.observed],
+                    "message": message,
+                    "chart": chart,
+                    "duration_ms": round(run.duration_ms, 3),
+                }
+            )
+        )
+    return rows

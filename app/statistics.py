@@ -1,0 +1,115 @@
+"""The statistics of the distribution check, in plain Python: chi-square tails and thresholds.
+
+No scipy here: the upper tail of the chi-square law is the regularized upper incomplete gamma
+function Q(k/2, x/2), computed by its power series below x < s + 1 and by its continued fraction
+above (both converge fast there), and a threshold is found by bisection on that tail.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+_EPS = 1e-15
+_TINY = 1e-300
+
+
+def _lower_series(s: float, x: float) -> float:
+    """P(s, x), the regularized lower incomplete gamma, by its power series (x < s + 1)."""
+    term = total = 1.0 / s
+    n = s
+    for _ in range(10_000):
+        n += 1.0
+        term *= x / n
+        total += term
+        if abs(term) < abs(total) * _EPS:
+            break
+    return total * math.exp(-x + s * math.log(x) - math.lgamma(s))
+
+
+def _upper_fraction(s: float, x: float) -> float:
+    """Q(s, x) by its continued fraction (modified Lentz), good for x >= s + 1."""
+    b = x + 1.0 - s
+    c = 1.0 / _TINY
+    d = 1.0 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - s)
+        b += 2.0
+        d = an * d + b
+        d = _TINY if abs(d) < _TINY else d
+        c = b + an / c
+        c = _TINY if abs(c) < _TINY else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < _EPS:
+            break
+    return h * math.exp(-x + s * math.log(x) - math.lgamma(s))
+
+
+def chi2_tail(statistic: float, df: int) -> float:
+    """P(X >= statistic) for X chi-square with ``df`` degrees of freedom."""
+    if statistic <= 0:
+        return 1.0
+    s, x = df / 2.0, statistic / 2.0
+    if x < s + 1.0:
+        return 1.0 - _lower_series(s, x)
+    return _upper_fraction(s, x)
+
+
+def chi2_threshold(rate: float, df: int) -> float:
+    """The statistic a chi-square(df) variable exceeds with probability ``rate``."""
+    low, high = 0.0, max(1.0, float(df))
+    while chi2_tail(high, df) > rate:
+        high *= 2.0
+    for _ in range(200):
+        middle = (low + high) / 2.0
+        if chi2_tail(middle, df) > rate:
+            low = middle
+        else:
+            high = middle
+        if high - low < 1e-9 * high:
+            break
+    return high
+
+
+def pooled_bins(expected: Sequence[float], minimum: float) -> list[list[int]]:
+    """Indices grouped so every group's expected count is at least ``minimum``.
+
+    Bins below it are pooled into one; a pool still short of it joins the smallest full bin.
+    Bins of expected count 0 are left out (the caller treats a count there apart).
+    """
+    groups = [[i] for i, e in enumerate(expected) if e >= minimum]
+    pool = [i for i, e in enumerate(expected) if 0 < e < minimum]
+    if pool:
+        if sum(expected[i] for i in pool) >= minimum or not groups:
+            groups.append(pool)
+        else:
+            smallest = min(groups, key=lambda group: sum(expected[i] for i in group))
+            smallest.extend(pool)
+    return groups
+
+
+def chi2_statistic(
+    observed: Sequence[int], expected: Sequence[float], minimum: float
+) -> tuple[float, int]:
+    """Pearson's statistic over pooled bins and its degrees of freedom (bins - 1)."""
+    groups = pooled_bins(expected, minimum)
+    statistic = 0.0
+    for group in groups:
+        wanted = sum(expected[i] for i in group)
+        seen = sum(observed[i] for i in group)
+        statistic += (seen - wanted) ** 2 / wanted
+    return statistic, max(1, len(groups) - 1)
+
+
+def bernstein_margin(n: int, variance: float, spread: float, rate: float) -> float:
+    """t with P(|mean of n draws - mu| >= t) <= rate, by Bernstein's inequality.
+
+    For i.i.d. draws within ``spread`` of their mean: P(|X̄ - mu| >= t) <= 2 exp(-n t² /
+    (2 variance + 2 spread t / 3)); solving the quadratic for the t where that equals rate.
+    """
+    log_term = math.log(2.0 / rate)
+    linear = 2.0 * spread * log_term / 3.0
+    return (linear + math.sqrt(linear * linear + 8.0 * n * variance * log_term)) / (2.0 * n)

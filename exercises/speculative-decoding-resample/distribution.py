@@ -1,0 +1,43 @@
+import numpy as np
+
+# Exact types only: the learner's result is checked before the driver touches it further.
+INTEGERS = {int} | {np.dtype(code).type for code in "bBhHiIlLqQ"}
+
+
+def drive(step, Generator, p, q, trials, seed):
+    """Run the learner's step ``trials`` times, drafts drawn from q; count what comes out.
+
+    Trusted driver of the distribution check, run in the learner's confined child. Drafts come
+    from a generator of their own, so the learner's draws never shift them; the learner gets
+    the judge's counting generator, one stream across all trials. Returns counts only: the host
+    does the statistics.
+    """
+    gamma, vocabulary = q.shape
+    draft_rng = np.random.default_rng(seed)
+    drafts = np.stack(
+        [
+            np.minimum(
+                np.searchsorted(np.cumsum(q[i]), draft_rng.random(trials), side="right"),
+                vocabulary - 1,
+            )
+            for i in range(gamma)
+        ],
+        axis=1,
+    ).tolist()
+    rng = Generator(seed + 1)
+    first = [0] * vocabulary
+    lengths = [0] * (gamma + 1)
+    for trial in range(trials):
+        tokens = step(p.copy(), q.copy(), drafts[trial], rng)
+        if type(tokens) is not list:
+            return {"invalid": {"trial": trial + 1, "reason": "not_list"}}
+        if not 1 <= len(tokens) <= gamma + 1:
+            return {"invalid": {"trial": trial + 1, "reason": "length", "length": len(tokens)}}
+        token = tokens[0]
+        if type(token) not in INTEGERS:
+            return {"invalid": {"trial": trial + 1, "reason": "token"}}
+        if not 0 <= token < vocabulary:
+            return {"invalid": {"trial": trial + 1, "reason": "range", "token": int(token)}}
+        first[int(token)] += 1
+        lengths[len(tokens) - 1] += 1
+    return {"trials": trials, "first": first, "lengths": lengths, "draws": rng.draws}

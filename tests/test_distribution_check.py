@@ -1,0 +1,155 @@
+"""The distribution check through the real sandbox: right steps pass, wrong ones fail it.
+
+The learner's step runs in a confined child with the exercise's trusted driver; the host
+does the statistics. Seeds are fixed, so every verdict here is reproducible.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.catalog import Catalog, Exercise
+from app.distribution import ORDER_LESSON
+from app.judge import Judge
+from app.schemas import Status
+
+EXERCISE = "speculative-decoding-resample"
+GOLDEN = Path(__file__).parent / "solutions" / EXERCISE
+CORRECT = sorted(GOLDEN.glob("correct_*.py"))
+WRONG_IN_DISTRIBUTION = [
+    "wrong_residual_not_normalised",
+    "wrong_resample_from_target",
+    "wrong_residual_abs",
+    "wrong_residual_not_clamped",
+]
+
+
+@pytest.fixture(scope="module")
+def exercise(catalog: Catalog) -> Exercise:
+    found = catalog.get(EXERCISE)
+    assert found is not None and found.distribution is not None
+    return found
+
+
+@pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)
+def test_every_correct_step_passes(path: Path, judge: Judge, exercise: Exercise) -> None:
+    rows = judge.check_rows(exercise, path.read_text(), exact_failed=False)
+    assert len(rows) == len(exercise.distribution.pairs) >= 2
+    for row in rows:
+        assert row.status == Status.passed, row.message
+        assert row.chart is not None and row.chart.passed
+        assert row.chart.statistic <= row.chart.threshold
+        assert "came out in the target's proportions" in (row.message or "")
+        assert ORDER_LESSON not in (row.message or "")
+
+
+@pytest.mark.parametrize("name", WRONG_IN_DISTRIBUTION)
+def test_each_step_wrong_in_distribution_fails(name: str, judge: Judge, exercise: Exercise) -> None:
+    rows = judge.check_rows(exercise, (GOLDEN / f"{name}.py").read_text(), exact_failed=True)
+    failed = [row for row in rows if row.status == Status.failed]
+    assert failed, [row.message for row in rows]
+    for row in failed:
+        assert row.chart is not None and not row.chart.passed
+        assert row.chart.statistic > row.chart.threshold
+        message = row.message or ""
+        assert "is not distributed as the target's row p[0]" in message
+        assert "(the most over-sampled)" in message and "(the most under-sampled)" in message
+    # The first pair (every row the same) is built so the residual's mistakes show there; an
+    # unclamped residual (its sum is round-off) puts all its mass on one token, which the
+    # second pair, whose p has no token above 0.3, shows at a noncentrality of 0.35 per step.
+    decisive = 1 if name == "wrong_residual_not_clamped" else 0
+    assert rows[decisive].status == Status.failed
+
+
+def test_the_chart_carries_the_numbers(judge: Judge, exercise: Exercise) -> None:
+    code = (GOLDEN / "wrong_residual_not_normalised.py").read_text()
+    row = judge.check_rows(exercise, code, exact_failed=True)[0]
+    chart = row.chart
+    assert chart is not None
+    pair = exercise.distribution.pairs[0]
+    assert chart.tokens == [0, 1, 2, 3]
+    assert chart.target == list(pair.p[0])
+    assert chart.trials == pair.trials
+    assert sum(chart.observed) == pytest.approx(1.0)
+    # Unnormalised, the residual's draws past its sum fall to its last positive token (2):
+    # 0.55 accepted mass + 0.45 * 0.05 would be p[0][2] = 0.1, it comes out near 0.33.
+    over = max(chart.tokens, key=lambda t: chart.observed[t] - chart.target[t])
+    assert over == 2
+    assert chart.observed[2] > 0.25
+    assert f"token 2 came out {100 * chart.observed[2]:.1f}% of the time" in (row.message or "")
+
+
+def test_draws_up_front_pass_the_check_and_fail_the_report(
+    judge: Judge, exercise: Exercise
+) -> None:
+    code = (GOLDEN / "wrong_uniforms_up_front.py").read_text()
+    report = judge.grade(exercise, code)
+    assert report.status == Status.failed
+    rows = judge.check_rows(exercise, code, exact_failed=report.status != Status.passed)
+    for row in rows:
+        assert row.status == Status.passed, row.message
+        assert (row.message or "").endswith(ORDER_LESSON)
+
+
+def test_a_wrong_mean_token_count_fails(judge: Judge, exercise: Exercise) -> None:
+    # A bonus token after a rejection leaves the first token right but adds tokens.
+    code = (GOLDEN / "wrong_bonus_after_rejection.py").read_text()
+    row = judge.check_rows(exercise, code, exact_failed=True)[0]
+    assert row.status == Status.failed
+    assert "came out in the target's proportions" in (row.message or "")
+    assert "tokens on average; with every row the same a correct step yields" in (row.message or "")
+    assert "= 2.019 (alpha = 0.55, gamma = 3)" in (row.message or "")
+
+
+def test_the_same_seed_gives_the_same_verdict(judge: Judge, exercise: Exercise) -> None:
+    for name in ("correct_while_loop", "wrong_resample_from_target"):
+        code = (GOLDEN / f"{name}.py").read_text()
+        first = judge.check_rows(exercise, code, exact_failed=False)
+        again = judge.check_rows(exercise, code, exact_failed=False)
+        assert [r.chart for r in first] == [r.chart for r in again]
+        assert [r.status for r in first] == [r.status for r in again]
+
+
+def test_a_step_that_returns_garbage_is_told_so(judge: Judge, exercise: Exercise) -> None:
+    code = "def speculative_step(p, q, draft, rng):\n    return [9]\n"
+    rows = judge.check_rows(exercise, code, exact_failed=True)
+    assert rows[0].status == Status.failed
+    assert rows[0].message == (
+        "on trial 1 of the distribution check your step returned token 9, outside the vocabulary"
+    )
+    code = "def speculative_step(p, q, draft, rng):\n    return []\n"
+    assert judge.check_rows(exercise, code, exact_failed=True)[0].message == (
+        "on trial 1 of the distribution check your step returned 0 tokens, but a step yields 1 to 4"
+    )
+
+
+def test_prints_inside_the_check_are_dropped(judge: Judge, exercise: Exercise) -> None:
+    rows = judge.check_rows(exercise, (GOLDEN / "correct_print_debug.py").read_text(), False)
+    assert [row.status for row in rows] == [Status.passed] * len(rows)
+
+
+def test_exercises_without_a_check_have_no_rows(judge: Judge, catalog: Catalog) -> None:
+    verify = catalog.get("speculative-decoding-verify")
+    assert judge.check_rows(verify, verify.solution_code, exact_failed=False) == []
+
+
+def test_submit_reports_the_check_after_the_cases(judge: Judge, exercise: Exercise) -> None:
+    from app.schemas import Group, Mode, Verdict
+
+    code = (GOLDEN / "wrong_uniforms_up_front.py").read_text()
+    report = judge.grade(exercise, code, Mode.submit, 11)
+    checks = [t for t in report.tests if t.group == Group.check]
+    assert [t.group for t in report.tests[-len(checks) :]] == [Group.check] * 2
+    assert all(t.status == Status.passed and t.chart is not None for t in checks)
+    assert all((t.message or "").endswith(ORDER_LESSON) for t in checks)
+    assert report.verdict == Verdict.wrong_answer and report.total == len(report.tests)
+    # A step wrong only in distribution... is caught by the cases too; the verdict counts
+    # the check's rows either way.
+    wrong = judge.grade(exercise, (GOLDEN / "wrong_residual_abs.py").read_text(), Mode.submit, 11)
+    failed_checks = [t for t in wrong.tests if t.group == Group.check and t.status != "pass"]
+    assert failed_checks and wrong.passed == sum(t.status == "pass" for t in wrong.tests)
+    # Run never runs the check.
+    run = judge.grade(exercise, code)
+    assert all(t.group != Group.check for t in run.tests)
