@@ -188,6 +188,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         as_json=args.json,
         fresh_n=args.fresh_n,
+        same_source=args.same_source,
     )
 
 
@@ -252,6 +253,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--concurrency", type=int, default=2)
     bench.add_argument(
         "--fresh-n", type=int, default=None, help="grades through fresh interpreters (default n/8)"
+    )
+    bench.add_argument(
+        "--same-source",
+        action="store_true",
+        help="send one identical source again and again (labelled; default: each its own)",
     )
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=cmd_bench)

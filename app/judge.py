@@ -45,6 +45,7 @@ CASE_VERDICT = {
     Outcome.output: Verdict.output_limit_exceeded,
     Outcome.raised: Verdict.runtime_error,
     Outcome.crashed: Verdict.runtime_error,
+    Outcome.not_run: Verdict.time_limit_exceeded,  # never first: the case that spent it is
 }
 SETUP_VERDICT = {
     SetupKind.compile: Verdict.compile_error,
@@ -61,14 +62,29 @@ SETUP_VERDICT = {
 def _limits_text(exercise: Exercise) -> dict[str, str]:
     limits = exercise.limits
     return {
-        "time": f"the case ran longer than {limits.time_ms} ms",
+        "time": (
+            f"this case used up the {limits.time_ms} ms of CPU time that all the cases "
+            "of a submission share"
+        ),
         "memory": f"your code used more than {limits.memory_mb} MB",
         "output": f"{limits.output_bytes // 1024} KB",
     }
 
 
-def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
-    """Compare one raw case outcome with the stored expectation."""
+def not_run_message(exercise: Exercise, spent_by: str | None) -> str:
+    """Why a case after the one that spent the submission's time budget did not run."""
+    which = f'case "{spent_by}"' if spent_by else "an earlier case"
+    return (
+        f"not run: {which} used up the time budget ({exercise.limits.time_ms} ms of CPU "
+        "for all the cases together); fix that case first"
+    )
+
+
+def check_case(
+    exercise: Exercise, case: Case, run: CaseRun, spent_by: str | None = None
+) -> CaseResult:
+    """Compare one raw case outcome with the stored expectation (``spent_by``: the name of
+    the case that used up the time budget, if one did)."""
     expected = case.expected.get("value")
     output = None
     if run.output:
@@ -91,6 +107,8 @@ def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
             duration_ms=round(run.duration_ms, 3),
         )
 
+    if run.outcome is Outcome.not_run:
+        return result(Status.error, None, not_run_message(exercise, spent_by))
     if case.reference_problem is not None:
         # Nothing to compare with: the learner sees their own result and why there is no other.
         message = f"no verdict on this input: {case.reference_problem}"
@@ -186,9 +204,17 @@ def build_report(
     if result.setup is not None:
         return _setup_report(cases, result.setup, duration_ms, mode, seed)
     tests = []
+    spent_by = next(
+        (
+            case.name
+            for case, run in zip(cases, result.cases, strict=False)
+            if run.outcome is Outcome.timeout
+        ),
+        None,
+    )
     for index, case in enumerate(cases):
         if index < len(result.cases):
-            tests.append(check_case(exercise, case, result.cases[index]))
+            tests.append(check_case(exercise, case, result.cases[index], spent_by))
         else:  # cannot happen with a well-behaved zygote; reported rather than hidden
             tests.append(
                 CaseResult(
@@ -308,9 +334,11 @@ class Judge:
         self.pool = pool
 
     @classmethod
-    def create(cls, workers: int | None = None, queue_size: int = 64) -> Judge:
+    def create(
+        cls, workers: int | None = None, queue_size: int = 64, slow_lane: int | None = None
+    ) -> Judge:
         """Start the zygote (blocking, ~0.3 s) and return a judge using it."""
-        return cls(Pool(workers=workers, queue_size=queue_size))
+        return cls(Pool(workers=workers, queue_size=queue_size, slow_lane=slow_lane))
 
     def submit(
         self, exercise: Exercise, code: str, inputs: list[dict[str, Any]] | None = None
@@ -344,9 +372,11 @@ class Judge:
             raise SandboxDown(str(exc)) from None
 
     def _wait_budget(self, exercise: Exercise) -> float:
-        # Every case may use its full deadline, plus queueing behind the whole pool.
-        per_job = (len(exercise.cases) + 1) * exercise.limits.time_ms / 1000
-        return per_job * (1 + self.pool.capacity / max(1, self.pool.workers)) + 10
+        # A job runs at most its wall-clock backstop (one budget for all its cases), plus the
+        # kill and a fresh child after a crash; it may queue behind the fast slots' worth of
+        # jobs ahead of it (long ones leave for the slow lane, where they run in parallel).
+        per_job = exercise.limits.wall_ms / 1000 + 1
+        return per_job * (1 + self.pool.queue_size / max(1, self.pool.workers)) + 10
 
     def reference(self, exercise: Exercise, inputs: list[dict[str, Any]]) -> Future[RunResult]:
         """The exercise's solution on ``inputs``, as a job of its own: its own confined child,

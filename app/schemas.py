@@ -170,7 +170,9 @@ class Health(BaseModel):
 
     status: str = Field(description='"ok" while the service answers')
     sandbox: dict[str, bool] = Field(description="each confinement layer and whether it is on")
-    pool: dict[str, Any] = Field(default_factory=dict, description="workers, queue, children")
+    pool: dict[str, Any] = Field(
+        default_factory=dict, description="workers, lanes (in use / capacity), children"
+    )
     history: dict[str, Any] | None = Field(
         None,
         description="the submission history's database (sqlite or postgresql), the rows waiting "
