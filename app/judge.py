@@ -71,9 +71,17 @@ def _limits_text(exercise: Exercise) -> dict[str, str]:
     }
 
 
-def not_run_message(exercise: Exercise, spent_by: str | None) -> str:
-    """Why a case after the one that spent the submission's time budget did not run."""
+def not_run_message(
+    exercise: Exercise, spent_by: str | None, spent: Outcome | None = Outcome.timeout
+) -> str:
+    """Why a case after the one that spent one of the submission's budgets did not run."""
     which = f'case "{spent_by}"' if spent_by else "an earlier case"
+    if spent is Outcome.output:
+        return (
+            f"not run: {which} filled the room for this submission's results "
+            f"({exercise.limits.reply_bytes // 1024} KB for all the cases together); "
+            "return smaller results first"
+        )
     return (
         f"not run: {which} used up the time budget ({exercise.limits.time_ms} ms of CPU "
         "for all the cases together); fix that case first"
@@ -81,7 +89,11 @@ def not_run_message(exercise: Exercise, spent_by: str | None) -> str:
 
 
 def check_case(
-    exercise: Exercise, case: Case, run: CaseRun, spent_by: str | None = None
+    exercise: Exercise,
+    case: Case,
+    run: CaseRun,
+    spent_by: str | None = None,
+    spent: Outcome | None = Outcome.timeout,
 ) -> CaseResult:
     """Compare one raw case outcome with the stored expectation (``spent_by``: the name of
     the case that used up the time budget, if one did)."""
@@ -108,7 +120,7 @@ def check_case(
         )
 
     if run.outcome is Outcome.not_run:
-        return result(Status.error, None, not_run_message(exercise, spent_by))
+        return result(Status.error, None, not_run_message(exercise, spent_by, spent))
     if case.reference_problem is not None:
         # Nothing to compare with: the learner sees their own result and why there is no other.
         message = f"no verdict on this input: {case.reference_problem}"
@@ -204,17 +216,15 @@ def build_report(
     if result.setup is not None:
         return _setup_report(cases, result.setup, duration_ms, mode, seed)
     tests = []
-    spent_by = next(
-        (
-            case.name
-            for case, run in zip(cases, result.cases, strict=False)
-            if run.outcome is Outcome.timeout
-        ),
-        None,
+    # The case just before the first one not run is the one that spent a budget.
+    first_not_run = next(
+        (i for i, run in enumerate(result.cases) if run.outcome is Outcome.not_run), 0
     )
+    spent_by = cases[first_not_run - 1].name if first_not_run else None
+    spent = result.cases[first_not_run - 1].outcome if first_not_run else None
     for index, case in enumerate(cases):
         if index < len(result.cases):
-            tests.append(check_case(exercise, case, result.cases[index], spent_by))
+            tests.append(check_case(exercise, case, result.cases[index], spent_by, spent))
         else:  # cannot happen with a well-behaved zygote; reported rather than hidden
             tests.append(
                 CaseResult(

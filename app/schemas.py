@@ -82,7 +82,7 @@ class Report(BaseModel):
     mode: Mode = Mode.run
     seed: int | None = Field(None, description="the random cases' seed (Submit only)")
     replayed_seed: int | None = Field(
-        None,
+        default=None,
         description="Submit with a seed: the earlier seed whose random cases were run again, "
         "beside fresh ones of `seed`",
     )

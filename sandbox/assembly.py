@@ -85,6 +85,9 @@ class JobRecord:
     spent_cpu_ms: float = 0.0  # of the one budget, by the children so far
     spent_wall_ms: float = 0.0
     demoted: bool = False
+    # What its children wrote, all together: one child's mailbox is capped, and a job whose
+    # reply overflowed continues in a fresh child, so the job as a whole needs a cap too.
+    reply_bytes: int = 0
 
     def absorb(self, report: AttemptReport, mailbox: bytes) -> int | None:
         """Take in one child's mailbox; returns the next case to run, or None when done.
@@ -95,6 +98,8 @@ class JobRecord:
         """
         self.spent_cpu_ms += max(0.0, report.cpu_ms)
         self.spent_wall_ms += max(0.0, report.elapsed_ms)
+        # A mailbox that overflowed counts as full: what did not fit was no smaller.
+        self.reply_bytes += self.limits.reply_bytes if report.overflowed else len(mailbox)
         try:
             ready, ended = self._digest(report.first_case, mailbox)
             broken = None
@@ -133,7 +138,9 @@ class JobRecord:
             )
             self.setup = SetupFailure(kind=kind, message=sentence)
             return None
-        if outcome is Outcome.timeout:
+        if outcome is Outcome.timeout or self.reply_bytes >= self.limits.reply_bytes:
+            # The time budget is spent, or the room for the whole job's results is full: the
+            # case just stopped is the one that spent it, and later cases do not run.
             for index in range(following, self.total):
                 self.cases[index] = CaseRun(outcome=Outcome.not_run)
             return None

@@ -172,7 +172,7 @@ class Outcome(StrEnum):
     memory = "memory"  # the case ran out of memory
     output = "output"  # the case printed more than the output cap
     crashed = "crashed"  # the child died during the case (signal, early exit, broken reply)
-    not_run = "not_run"  # an earlier case used up the submission's time budget (see RunResult)
+    not_run = "not_run"  # an earlier case used up the submission's time or reply budget
 
 
 class SetupKind(StrEnum):

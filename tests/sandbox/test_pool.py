@@ -224,3 +224,16 @@ def test_other_helpers_are_not_confused_with_cached_ones(pool: Pool) -> None:
         pool, "def f(x):\n    return double(x)\n", helpers="def double(x):\n    return 3 * x\n"
     )
     assert [case.value for case in result.cases] == [{"t": "int", "v": 3}, {"t": "int", "v": 6}]
+
+
+def test_one_job_shares_one_reply_budget_across_its_children(pool: Pool) -> None:
+    # Red team: each case's result near a quarter of the reply cap, forty cases. A child whose
+    # mailbox overflows ends there; the job must not go on filling fresh children's mailboxes.
+    code = "def f(x):\n    return [0.123456789012345678] * 9999\n"
+    limits = Limits(time_ms=4000, memory_mb=128)
+    result = run(pool, code, list(range(40)), limits)
+    outcomes = [case.outcome for case in result.cases]
+    assert len(outcomes) == 40
+    first_over = outcomes.index("output")
+    assert outcomes[:first_over] == ["returned"] * first_over
+    assert outcomes[first_over + 1 :] == ["not_run"] * (39 - first_over)
