@@ -56,10 +56,11 @@ def expected_cases(
     exercise: Exercise,
     inputs: list[dict[str, Any]],
     result: RunResult | None,
-    name: str,
+    names: str | list[str],
     group: str,
 ) -> list[Case]:
-    """Cases whose expectations are what the reference returned on ``inputs`` just now."""
+    """Cases whose expectations are what the reference returned on ``inputs`` just now, named
+    by ``names`` (one per input, or one pattern with ``{n}``, counted from 1)."""
     cases = []
     for index, case_input in enumerate(inputs):
         problem = reference_problem(result, index)
@@ -68,6 +69,6 @@ def expected_cases(
             # Value, draws, the numbers drawn and the reference's trace, as regen stores them.
             generator = exercise.random_mode is RandomMode.generator
             expected = feedback.expected_from_run(result.cases[index], generator)
-        label = name.format(n=index + 1)
+        label = names[index] if isinstance(names, list) else names.format(n=index + 1)
         cases.append(Case(label, case_input, expected, group=group, reference_problem=problem))
     return cases

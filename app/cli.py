@@ -24,6 +24,8 @@ def print_report(report: Report, stream=sys.stdout) -> None:  # type: ignore[no-
     """A human-readable report: summary line, then one line per case with its message."""
     marks = {Status.passed: "PASS", Status.failed: "FAIL", Status.error: "ERROR"}
     seed = f", random cases of seed {report.seed}" if report.seed is not None else ""
+    if report.replayed_seed is not None:
+        seed += f" and of seed {report.replayed_seed} replayed"
     print(
         f"{report.verdict.value}: {report.passed}/{report.total} tests passed "
         f"({report.mode.value}{seed}, {report.duration_ms:.1f} ms)",
@@ -186,6 +188,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         as_json=args.json,
         fresh_n=args.fresh_n,
+        same_source=args.same_source,
     )
 
 
@@ -250,6 +253,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--concurrency", type=int, default=2)
     bench.add_argument(
         "--fresh-n", type=int, default=None, help="grades through fresh interpreters (default n/8)"
+    )
+    bench.add_argument(
+        "--same-source",
+        action="store_true",
+        help="send one identical source again and again (labelled; default: each its own)",
     )
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=cmd_bench)

@@ -45,6 +45,13 @@ class Settings(BaseModel):
     queue_size: int = Field(
         64, ge=1, le=100_000, description="submissions waiting for a worker before 503"
     )
+    slow_lane: int | None = Field(
+        None,
+        ge=0,
+        le=100_000,
+        description="children parked at the lowest CPU priority once they run long (demoted "
+        "out of the fast slots); default four per worker",
+    )
     max_code_bytes: int = Field(
         64 * 1024, ge=1, le=16 * 1024 * 1024, description="largest accepted source, in UTF-8 bytes"
     )

@@ -84,7 +84,7 @@ def doctor(root: Path, *, as_json: bool = False) -> int:
     for exercise_id, info in probe.items():
         print(
             f"  {exercise_id}: {info['reference']} in {info['duration_ms']:.1f} ms; "
-            f"{info['time_ms']} ms per case, {info['memory_mb']} MB, "
+            f"{info['time_ms']} ms of CPU per submission (all cases), {info['memory_mb']} MB, "
             f"{info['output_bytes'] // 1024} KB output, {info['code_bytes'] // 1024} KB code"
         )
     state = "on " if history["enabled"] else "OFF"

@@ -45,6 +45,7 @@ CASE_VERDICT = {
     Outcome.output: Verdict.output_limit_exceeded,
     Outcome.raised: Verdict.runtime_error,
     Outcome.crashed: Verdict.runtime_error,
+    Outcome.not_run: Verdict.time_limit_exceeded,  # never first: the case that spent it is
 }
 SETUP_VERDICT = {
     SetupKind.compile: Verdict.compile_error,
@@ -61,14 +62,41 @@ SETUP_VERDICT = {
 def _limits_text(exercise: Exercise) -> dict[str, str]:
     limits = exercise.limits
     return {
-        "time": f"the case ran longer than {limits.time_ms} ms",
+        "time": (
+            f"this case used up the {limits.time_ms} ms of CPU time that all the cases "
+            "of a submission share"
+        ),
         "memory": f"your code used more than {limits.memory_mb} MB",
         "output": f"{limits.output_bytes // 1024} KB",
     }
 
 
-def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
-    """Compare one raw case outcome with the stored expectation."""
+def not_run_message(
+    exercise: Exercise, spent_by: str | None, spent: Outcome | None = Outcome.timeout
+) -> str:
+    """Why a case after the one that spent one of the submission's budgets did not run."""
+    which = f'case "{spent_by}"' if spent_by else "an earlier case"
+    if spent is Outcome.output:
+        return (
+            f"not run: {which} filled the room for this submission's results "
+            f"({exercise.limits.reply_bytes // 1024} KB for all the cases together); "
+            "return smaller results first"
+        )
+    return (
+        f"not run: {which} used up the time budget ({exercise.limits.time_ms} ms of CPU "
+        "for all the cases together); fix that case first"
+    )
+
+
+def check_case(
+    exercise: Exercise,
+    case: Case,
+    run: CaseRun,
+    spent_by: str | None = None,
+    spent: Outcome | None = Outcome.timeout,
+) -> CaseResult:
+    """Compare one raw case outcome with the stored expectation (``spent_by``: the name of
+    the case that used up the time budget, if one did)."""
     expected = case.expected.get("value")
     output = None
     if run.output:
@@ -91,6 +119,8 @@ def check_case(exercise: Exercise, case: Case, run: CaseRun) -> CaseResult:
             duration_ms=round(run.duration_ms, 3),
         )
 
+    if run.outcome is Outcome.not_run:
+        return result(Status.error, None, not_run_message(exercise, spent_by, spent))
     if case.reference_problem is not None:
         # Nothing to compare with: the learner sees their own result and why there is no other.
         message = f"no verdict on this input: {case.reference_problem}"
@@ -186,9 +216,15 @@ def build_report(
     if result.setup is not None:
         return _setup_report(cases, result.setup, duration_ms, mode, seed)
     tests = []
+    # The case just before the first one not run is the one that spent a budget.
+    first_not_run = next(
+        (i for i, run in enumerate(result.cases) if run.outcome is Outcome.not_run), 0
+    )
+    spent_by = cases[first_not_run - 1].name if first_not_run else None
+    spent = result.cases[first_not_run - 1].outcome if first_not_run else None
     for index, case in enumerate(cases):
         if index < len(result.cases):
-            tests.append(check_case(exercise, case, result.cases[index]))
+            tests.append(check_case(exercise, case, result.cases[index], spent_by, spent))
         else:  # cannot happen with a well-behaved zygote; reported rather than hidden
             tests.append(
                 CaseResult(
@@ -308,9 +344,11 @@ class Judge:
         self.pool = pool
 
     @classmethod
-    def create(cls, workers: int | None = None, queue_size: int = 64) -> Judge:
+    def create(
+        cls, workers: int | None = None, queue_size: int = 64, slow_lane: int | None = None
+    ) -> Judge:
         """Start the zygote (blocking, ~0.3 s) and return a judge using it."""
-        return cls(Pool(workers=workers, queue_size=queue_size))
+        return cls(Pool(workers=workers, queue_size=queue_size, slow_lane=slow_lane))
 
     def submit(
         self, exercise: Exercise, code: str, inputs: list[dict[str, Any]] | None = None
@@ -344,9 +382,11 @@ class Judge:
             raise SandboxDown(str(exc)) from None
 
     def _wait_budget(self, exercise: Exercise) -> float:
-        # Every case may use its full deadline, plus queueing behind the whole pool.
-        per_job = (len(exercise.cases) + 1) * exercise.limits.time_ms / 1000
-        return per_job * (1 + self.pool.capacity / max(1, self.pool.workers)) + 10
+        # A job runs at most its wall-clock backstop (one budget for all its cases), plus the
+        # kill and a fresh child after a crash; it may queue behind the fast slots' worth of
+        # jobs ahead of it (long ones leave for the slow lane, where they run in parallel).
+        per_job = exercise.limits.wall_ms / 1000 + 1
+        return per_job * (1 + self.pool.queue_size / max(1, self.pool.workers)) + 10
 
     def reference(self, exercise: Exercise, inputs: list[dict[str, Any]]) -> Future[RunResult]:
         """The exercise's solution on ``inputs``, as a job of its own: its own confined child,
@@ -373,11 +413,21 @@ class Judge:
         submit = Mode(mode) is Mode.submit
         cases = case_sets.stored_cases(exercise, submit)
         drawn: list[dict[str, Any]] = []
+        names: list[str] = []
+        replayed, seed = (seed, None) if submit and exercise.random_cases else (None, None)
         if submit and exercise.random_cases:
-            seed = case_sets.fresh_seed() if seed is None else seed
-            drawn = case_sets.random_inputs(exercise, seed)
-        else:
-            seed = None
+            # A seed the client chose replays those cases, and fresh ones are drawn beside them
+            # every time: a table of answers learnt from one report never passes a Submit.
+            seed = case_sets.fresh_seed()
+            if replayed is not None:
+                replay = case_sets.random_inputs(exercise, replayed)
+                drawn += replay
+                names += [
+                    f"replay of seed {replayed}: random {n}" for n in range(1, len(replay) + 1)
+                ]
+            fresh = case_sets.random_inputs(exercise, seed)
+            drawn += fresh
+            names += [f"random {n}" for n in range(1, len(fresh) + 1)]
         inputs = [case.input for case in cases] + drawn
         learner = self.submit(exercise, code, inputs)
         # Submitted together, so the reference and the distribution check run beside the
@@ -387,10 +437,12 @@ class Judge:
         result = await self._outcome(exercise, learner)
         if reference is not None:
             expected = await self._outcome(exercise, reference)
-            cases += case_sets.expected_cases(exercise, drawn, expected, "random {n}", "random")
+            cases += case_sets.expected_cases(exercise, drawn, expected, names, "random")
         checked = await self._outcome(exercise, check) if check is not None else None
         duration = (time.perf_counter() - started) * 1000
         report = build_report(exercise, result, duration, cases, Mode(mode), seed)
+        if replayed is not None:
+            report = report.model_copy(update={"replayed_seed": replayed})
         if checked is not None and exercise.distribution is not None:
             rows = distribution.check_rows(
                 exercise.distribution,

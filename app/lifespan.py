@@ -66,7 +66,10 @@ def lifespan_for(
         active = judge
         if active is None:
             active = await asyncio.to_thread(
-                Judge.create, workers=settings.workers, queue_size=settings.queue_size
+                Judge.create,
+                workers=settings.workers,
+                queue_size=settings.queue_size,
+                slow_lane=settings.slow_lane,
             )
         history: History | None = None
         try:

@@ -332,7 +332,16 @@ async def get_hint(
                             "landlock": False,
                             "policy": True,
                         },
-                        "pool": {"workers": 2, "queue_size": 64, "busy": 0, "queued": 0},
+                        "pool": {
+                            "workers": 2,
+                            "capacity": 74,
+                            "lanes": {
+                                "fast": {"in_use": 1, "capacity": 2},
+                                "slow": {"in_use": 3, "capacity": 8, "memory_mb_bound": 2048},
+                                "queue": {"in_use": 0, "capacity": 64},
+                            },
+                            "in_flight": 4,
+                        },
                         "history": {"database": "sqlite", "backlog": 0, "lost": 0},
                     }
                 }

@@ -81,6 +81,11 @@ class Report(BaseModel):
     status: Status
     mode: Mode = Mode.run
     seed: int | None = Field(None, description="the random cases' seed (Submit only)")
+    replayed_seed: int | None = Field(
+        default=None,
+        description="Submit with a seed: the earlier seed whose random cases were run again, "
+        "beside fresh ones of `seed`",
+    )
     verdict: Verdict
     message: str | None = None
     passed: int = 0
@@ -165,7 +170,9 @@ class Health(BaseModel):
 
     status: str = Field(description='"ok" while the service answers')
     sandbox: dict[str, bool] = Field(description="each confinement layer and whether it is on")
-    pool: dict[str, Any] = Field(default_factory=dict, description="workers, queue, children")
+    pool: dict[str, Any] = Field(
+        default_factory=dict, description="workers, lanes (in use / capacity), children"
+    )
     history: dict[str, Any] | None = Field(
         None,
         description="the submission history's database (sqlite or postgresql), the rows waiting "

@@ -1,4 +1,4 @@
-"""``python -m bench sandbox|loadtest [options]``: the benchmarks, from a source checkout."""
+"""``python -m bench sandbox|loadtest|classroom [options]``: the benchmarks, from a checkout."""
 
 from __future__ import annotations
 
@@ -6,9 +6,13 @@ import sys
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("sandbox", "loadtest"):
-        print("usage: python -m bench sandbox|loadtest [options]  (--help after either)")
+    if not argv or argv[0] not in ("sandbox", "loadtest", "classroom"):
+        print("usage: python -m bench sandbox|loadtest|classroom [options]  (--help after any)")
         return 2
+    if argv[0] == "classroom":
+        from bench.loadtest import classroom
+
+        return classroom.main(argv[1:])
     if argv[0] == "loadtest":
         from bench import loadtest
 

@@ -3,6 +3,11 @@
 Both paths grade the same correct solution with the same confinement, harness and checks; the
 only difference is where the child comes from (a fork of the warm zygote, or a cold
 ``python -s -P`` that imports numpy and RestrictedPython itself). Prints numbers; asserts nothing.
+
+Every submission sends its own source by default (a comment with a counter), as learners do:
+a cache that helps only an identical source flatters nothing real. ``same_source`` sends one
+source again and again instead, and the rows say so. The CPU each warm grade cost (this
+process, the zygote and its children) is printed beside the machine's fork floor.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Any
 from app.catalog import Catalog, Exercise
 from app.judge import Judge, build_report
 from app.schemas import Report, Status
+from bench.cpu import tree_cpu_seconds
 from bench.stats import percentile
 from sandbox import protocol
 from sandbox.pool import INTERPRETER_FLAGS, PROJECT_ROOT, zygote_environment
@@ -127,6 +133,23 @@ def fork_floor(exercise: Exercise, grades: int) -> dict[str, Any]:
         return {"error": completed.stderr.decode(errors="replace")[-300:]}
 
 
+def unique_sources(code: str) -> Callable[[], str]:
+    """Each call a new source: the code and a comment with a counter (thread-safe)."""
+    serial = itertools.count()
+    return lambda: f"{code}\n# submission {next(serial)}\n"
+
+
+def _with_cpu(row: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Run one phase and add the CPU per grade it cost: this process (the host side and the
+    benchmark's threads), the zygote and every child it reaped."""
+    own_before, tree_before = tree_cpu_seconds(os.getpid())
+    result = row()
+    own_after, tree_after = tree_cpu_seconds(os.getpid())
+    spent = (own_after - own_before) + (tree_after - tree_before)
+    result["cpu_ms_per_grade"] = round(spent * 1000 / result["grades"], 2)
+    return result
+
+
 def run_bench(
     root: Path,
     *,
@@ -135,6 +158,7 @@ def run_bench(
     as_json: bool,
     fresh_n: int | None = None,
     exercise_id: str = "speculative-decoding-verify",
+    same_source: bool = False,
 ) -> int:
     if n < 1 or concurrency < 1:
         print("judge bench: --n and --concurrency must be positive")
@@ -144,25 +168,28 @@ def run_bench(
     code = exercise.solution_code
     fresh_n = fresh_n or max(10, n // 8)
 
+    source = (lambda: code) if same_source else unique_sources(code)
+
+    def grade() -> Report:
+        return pool_grade(judge, exercise, source())
+
     judge = Judge.create(workers=concurrency, queue_size=max(4, concurrency * 2))
     try:
-        for _ in range(20):  # warm the path (first forks, page cache, code caches)
-            pool_grade(judge, exercise, code)
-        warm_latency = _measure(lambda: pool_grade(judge, exercise, code), min(n, 300), 1)
-        warm_light = _measure(
-            lambda: pool_grade(judge, exercise, code),
-            min(n, 100),
-            1,
-            think_ms=LIGHT_LOAD_THINK_MS,
-        )
-        warm = _measure(lambda: pool_grade(judge, exercise, code), n, concurrency)
-        # Learners each send their own source, which the child compiles (the rows above send
-        # one source, compiled once by the zygote and cached): a comment makes each one new.
-        serial = itertools.count()
-        warm_unique = _measure(
-            lambda: pool_grade(judge, exercise, f"{code}\n# submission {next(serial)}\n"),
-            n,
-            concurrency,
+        for _ in range(20):  # warm the path (first forks, page cache)
+            grade()
+        warm_latency = _with_cpu(lambda: _measure(grade, min(n, 300), 1))
+        warm_light = _measure(grade, min(n, 100), 1, think_ms=LIGHT_LOAD_THINK_MS)
+        warm = _with_cpu(lambda: _measure(grade, n, concurrency))
+        # The row every figure is quoted from: unique sources, as learners send them.
+        fresh_source = unique_sources(code)
+        warm_unique = (
+            _with_cpu(
+                lambda: _measure(
+                    lambda: pool_grade(judge, exercise, fresh_source()), n, concurrency
+                )
+            )
+            if same_source
+            else warm
         )
         layers = judge.health()["layers"]
     finally:
@@ -174,6 +201,7 @@ def run_bench(
     summary = {
         "exercise": exercise.id,
         "cpus": os.cpu_count(),
+        "source": "identical" if same_source else "unique",
         "layers": layers,
         "warm": {
             "latency": warm_latency,
@@ -186,6 +214,10 @@ def run_bench(
         "throughput_ratio": round(warm["grades_per_s"] / fresh["grades_per_s"], 1),
         "p50_ratio": round(fresh_latency["p50_ms"] / warm_latency["p50_ms"], 1),
     }
+    floor_cpu = floor.get("cpu_ms")
+    summary["cpu_vs_floor"] = (
+        round(warm_unique["cpu_ms_per_grade"] / floor_cpu, 1) if floor_cpu else None
+    )
     if as_json:
         print(json.dumps(summary, indent=2))
     else:
@@ -197,23 +229,34 @@ def run_bench(
 def _print_summary(summary: dict[str, Any]) -> None:
     on = [name for name, active in summary["layers"].items() if active]
     off = [name for name, active in summary["layers"].items() if not active]
-    print(f"judge bench: {summary['exercise']}, six cases per grade, {summary['cpus']} CPUs")
+    source = summary["source"]
+    print(
+        f"judge bench: {summary['exercise']}, six cases per grade, {summary['cpus']} CPUs, "
+        + (
+            "each submission its own source"
+            if source == "unique"
+            else "ONE IDENTICAL SOURCE for every warm-pool row but the unique one"
+        )
+    )
     print(f"layers on: {', '.join(on)}" + (f"; OFF: {', '.join(off)}" if off else ""))
-    print(f"{'path':<26}{'grades':>8}{'grades/s':>11}{'p50 ms':>9}{'p99 ms':>9}")
+    print(f"{'path':<26}{'grades':>8}{'grades/s':>11}{'p50 ms':>9}{'p99 ms':>9}{'CPU ms':>8}")
     for label, key in (("warm pool", "warm"), ("fresh interpreter", "fresh")):
         for phase in ("latency", "throughput"):
             row = summary[key][phase]
             name = f"{label} (c={row['concurrency']})"
+            cpu = f"{row['cpu_ms_per_grade']:>8.2f}" if "cpu_ms_per_grade" in row else f"{'':>8}"
             print(
                 f"{name:<26}{row['grades']:>8}{row['grades_per_s']:>11.1f}"
-                f"{row['p50_ms']:>9.2f}{row['p99_ms']:>9.2f}"
+                f"{row['p50_ms']:>9.2f}{row['p99_ms']:>9.2f}{cpu}"
+                + ("   (identical source)" if key == "warm" and source != "unique" else "")
             )
     unique = summary["warm"]["unique_sources"]
-    print(
-        f"{'warm pool, unique sources':<26}{unique['grades']:>8}{unique['grades_per_s']:>11.1f}"
-        f"{unique['p50_ms']:>9.2f}{unique['p99_ms']:>9.2f}"
-        f"   (c={unique['concurrency']}, each source new: compiled in its child)"
-    )
+    if source != "unique":
+        print(
+            f"{'warm pool, unique sources':<26}{unique['grades']:>8}"
+            f"{unique['grades_per_s']:>11.1f}{unique['p50_ms']:>9.2f}{unique['p99_ms']:>9.2f}"
+            f"{unique['cpu_ms_per_grade']:>8.2f}   (c={unique['concurrency']})"
+        )
     light = summary["warm"]["light_load"]
     print(
         f"{'warm pool, light load':<26}{light['grades']:>8}{'':>11}"
@@ -226,6 +269,11 @@ def _print_summary(summary: dict[str, Any]) -> None:
             f"machine floor (bare fork of a warm interpreter running the reference unconfined, "
             f"no checks, c=1): {floor['wall_ms']:.2f} ms wall, {floor['cpu_ms']:.2f} ms CPU "
             f"per grade"
+        )
+        print(
+            f"CPU per warm grade (unique sources, c={unique['concurrency']}, host + zygote + "
+            f"children): {unique['cpu_ms_per_grade']:.2f} ms = {summary['cpu_vs_floor']}x "
+            "the floor, measured in this run"
         )
     print(
         f"warm/fresh: {summary['throughput_ratio']}x grades/s, "

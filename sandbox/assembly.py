@@ -1,8 +1,9 @@
 """Host side: one job's result, assembled from the mailboxes of the children that worked on it.
 
-A child that finishes reports every case; one that hangs, crashes or floods its output is
-stopped by the zygote, the case it was running gets its own outcome here, and the remaining
-cases go to a fresh child. Everything a child wrote is validated here, on the trusted side.
+A child that finishes reports every case. One that spends the job's time budget is stopped by
+the zygote: its case is ``timeout`` and the later ones ``not_run``. One that crashes or floods
+its output gets that outcome for its case, and the remaining cases go to a fresh child.
+Everything a child wrote is validated here, on the trusted side.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class AttemptReport:
     timed_out: bool
     overflowed: bool
     elapsed_ms: float
+    cpu_ms: float
 
     @classmethod
     def parse(cls, header: dict[str, Any]) -> AttemptReport:
@@ -64,6 +66,7 @@ class AttemptReport:
                 timed_out=bool(header["timed_out"]),
                 overflowed=bool(header["overflowed"]),
                 elapsed_ms=float(header["elapsed_ms"]),
+                cpu_ms=float(header["cpu_ms"]),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise protocol.ProtocolError(f"bad attempt report: {exc}") from None
@@ -79,9 +82,24 @@ class JobRecord:
     layers: dict[str, bool] = field(default_factory=dict)
     setup: SetupFailure | None = None
     cases: dict[int, CaseRun] = field(default_factory=dict)
+    spent_cpu_ms: float = 0.0  # of the one budget, by the children so far
+    spent_wall_ms: float = 0.0
+    demoted: bool = False
+    # What its children wrote, all together: one child's mailbox is capped, and a job whose
+    # reply overflowed continues in a fresh child, so the job as a whole needs a cap too.
+    reply_bytes: int = 0
 
     def absorb(self, report: AttemptReport, mailbox: bytes) -> int | None:
-        """Take in one child's mailbox; returns the next case to run, or None when done."""
+        """Take in one child's mailbox; returns the next case to run, or None when done.
+
+        A child stopped for the time budget ends the job: its case is the one that spent the
+        budget, and every later case is ``not_run``. Any other end (memory, output, a crash)
+        is that case's own verdict, and the rest continue in a fresh child.
+        """
+        self.spent_cpu_ms += max(0.0, report.cpu_ms)
+        self.spent_wall_ms += max(0.0, report.elapsed_ms)
+        # A mailbox that overflowed counts as full: what did not fit was no smaller.
+        self.reply_bytes += self.limits.reply_bytes if report.overflowed else len(mailbox)
         try:
             ready, ended = self._digest(report.first_case, mailbox)
             broken = None
@@ -98,7 +116,7 @@ class JobRecord:
                 duration_ms=float(self.limits.time_ms) if outcome is Outcome.timeout else 0.0,
             )
             following = running + 1
-        elif ready and running in self.cases:
+        elif ready and running in self.cases and outcome is not Outcome.timeout:
             following = running + 1  # the case was reported; the child died between cases
         elif ready:
             following = max(self.cases, default=report.first_case - 1) + 1
@@ -107,18 +125,31 @@ class JobRecord:
                     outcome=outcome, error=ErrorInfo(type="Sandbox", message=sentence)
                 )
                 following += 1
+        elif report.first_case > 0:
+            # A fresh child for the rest of a job whose set-up already succeeded: whatever
+            # stops it before its first case is that case's outcome, not a set-up failure.
+            self.cases[report.first_case] = CaseRun(
+                outcome=outcome, error=ErrorInfo(type="Sandbox", message=sentence)
+            )
+            following = report.first_case + 1
         else:
             kind = {Outcome.timeout: SetupKind.timeout, Outcome.memory: SetupKind.memory}.get(
                 outcome, SetupKind.crashed
             )
             self.setup = SetupFailure(kind=kind, message=sentence)
             return None
+        if outcome is Outcome.timeout or self.reply_bytes >= self.limits.reply_bytes:
+            # The time budget is spent, or the room for the whole job's results is full: the
+            # case just stopped is the one that spent it, and later cases do not run.
+            for index in range(following, self.total):
+                self.cases[index] = CaseRun(outcome=Outcome.not_run)
+            return None
         return following if following < self.total else None
 
     def _cause(self, report: AttemptReport, broken: str | None) -> tuple[Outcome, str]:
         status = report.status
         if report.timed_out or (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU):
-            return Outcome.timeout, f"ran longer than {self.limits.time_ms} ms"
+            return Outcome.timeout, f"used up the time budget of {self.limits.time_ms} ms"
         if report.overflowed:
             return Outcome.output, "your result (or printed output) is too large to report"
         if broken:
@@ -156,4 +187,6 @@ class JobRecord:
             setup=self.setup,
             cases=[self.cases[index] for index in sorted(self.cases)],
             wall_ms=(time.monotonic() - self.started) * 1000,
+            cpu_ms=self.spent_cpu_ms,
+            demoted=self.demoted,
         )

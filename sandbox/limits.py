@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# A sleeping or blocked child uses no CPU: the wall clock stops it at this many times its CPU
+# budget (CMS uses 2 x limit + 1 s; a shared, loaded machine needs the slack, a sleeper no more).
+WALL_FACTOR = 2
+
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one confined child.
+    """Resource limits of one submission.
 
-    ``time_ms`` is the wall-clock budget of one test case (each case gets its own deadline);
+    ``time_ms`` is the CPU time the learner's code may use across *all* its cases (one budget
+    per submission); ``wall_ms`` is the wall-clock backstop for the whole submission.
     ``memory_mb`` is the address space the learner may add on top of the warm interpreter.
     """
 
-    time_ms: int = 2000
+    time_ms: int = 1000
     memory_mb: int = 256
     output_bytes: int = 16 * 1024
     reply_bytes: int = 1024 * 1024
@@ -29,6 +34,12 @@ class Limits:
             raise ValueError(f"Limits.open_files must be within 8..1024, got {self.open_files}")
 
     @property
+    def wall_ms(self) -> int:
+        """Wall-clock backstop of a whole submission (sleepers spend no CPU)."""
+        return WALL_FACTOR * self.time_ms
+
+    @property
     def cpu_seconds(self) -> int:
-        """CPU budget for a whole child: the sum of its case deadlines, rounded up, plus slack."""
-        return max(2, -(-self.time_ms // 1000) * 8 + 1)
+        """RLIMIT_CPU of one child, a backstop behind the zygote's own CPU accounting: the
+        budget rounded up, plus a second for the child's set-up and the kill's latency."""
+        return -(-self.time_ms // 1000) + 1

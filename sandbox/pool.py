@@ -25,6 +25,7 @@ from typing import Any
 
 from sandbox import protocol
 from sandbox.assembly import AttemptReport, JobRecord
+from sandbox.limits import Limits
 from sandbox.protocol import Job, RunResult
 
 PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
@@ -61,6 +62,7 @@ class _Pending:
     record: JobRecord
     body: bytes
     helpers_key: str | None = None
+    demoted: bool = False  # the zygote parked it in the slow lane: no fast slot held
 
 
 PIPE_BYTES = 1 << 20
@@ -88,12 +90,20 @@ class SandboxUnavailable(RuntimeError):
 INTERPRETER_FLAGS = ("-s", "-P")
 
 
-def zygote_command(workers: int) -> list[str]:
+def zygote_command(workers: int, slow_lane: int) -> list[str]:
     bootstrap = (
         "import sys; sys.path.insert(0, sys.argv[1]); "
         "sys.argv = sys.argv[1:]; from sandbox.zygote import main; main()"
     )
-    return [sys.executable, *INTERPRETER_FLAGS, "-c", bootstrap, PROJECT_ROOT, str(workers)]
+    return [
+        sys.executable,
+        *INTERPRETER_FLAGS,
+        "-c",
+        bootstrap,
+        PROJECT_ROOT,
+        str(workers),
+        str(slow_lane),
+    ]
 
 
 def zygote_environment() -> dict[str, str]:
@@ -106,13 +116,26 @@ def zygote_environment() -> dict[str, str]:
 
 
 class Pool:
-    """A warm zygote and its queue; thread-safe; ``close()`` leaves no process behind."""
+    """A warm zygote, its lanes and its queue; thread-safe; ``close()`` leaves no process behind.
 
-    def __init__(self, workers: int | None = None, queue_size: int = 64) -> None:
+    Lanes: ``workers`` fast slots (children at normal priority); a job that runs long is
+    demoted by the zygote into the slow lane (``slow_lane`` parked children at the lowest CPU
+    priority), freeing its fast slot; ``queue_size`` jobs may wait for a fast slot. Past that,
+    ``submit`` raises PoolSaturated. Every bound is finite: at most ``capacity`` jobs in flight.
+    """
+
+    def __init__(
+        self, workers: int | None = None, queue_size: int = 64, slow_lane: int | None = None
+    ) -> None:
         if queue_size < 0:
             raise ValueError("queue_size must be >= 0")
+        if slow_lane is not None and slow_lane < 0:
+            raise ValueError("slow_lane must be >= 0")
         self.workers = workers or os.cpu_count() or 1
-        self.capacity = self.workers + queue_size
+        self.queue_size = queue_size
+        self.slow_lane = 4 * self.workers if slow_lane is None else slow_lane
+        self.capacity = self.workers + queue_size + self.slow_lane
+        self._memory_mb = Limits().memory_mb  # the largest a child was given (for status)
         self._lock = threading.Lock()
         self._pending: dict[int, _Pending] = {}
         self._helpers_sent: set[str] = set()  # by the running zygote; a new one starts empty
@@ -131,7 +154,7 @@ class Pool:
 
     def _start(self) -> None:
         process = subprocess.Popen(
-            zygote_command(self.workers),
+            zygote_command(self.workers, self.slow_lane),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=zygote_environment(),
@@ -237,8 +260,10 @@ class Pool:
         with self._lock:
             if self._closed:
                 raise SandboxUnavailable("the sandbox pool is closed")
-            if len(self._pending) >= self.capacity:
+            demoted = sum(job.demoted for job in self._pending.values())
+            if len(self._pending) - demoted >= self.workers + self.queue_size:
                 raise PoolSaturated(f"all {self.workers} workers busy and the queue is full")
+            self._memory_mb = max(self._memory_mb, job.limits.memory_mb)
             if self._process is None or self._process.poll() is not None:
                 self._restarts += 1
                 self._start()
@@ -271,6 +296,10 @@ class Pool:
             "cases": pending.record.total,
             "helpers_key": pending.helpers_key,
             "limits": asdict(pending.record.limits),
+            # What the job's earlier children used of its one budget, and where it runs now.
+            "spent_cpu_ms": pending.record.spent_cpu_ms,
+            "spent_wall_ms": pending.record.spent_wall_ms,
+            "lane": "slow" if pending.demoted else "fast",
         }
         self._write(protocol.encode_with_body(header, pending.body))
 
@@ -313,6 +342,11 @@ class Pool:
         with self._lock:
             pending = self._pending.get(job_id)
         if pending is None:
+            return
+        if header.get("event") == "demoted":
+            with self._lock:
+                pending.demoted = True
+                pending.record.demoted = True
             return
         if "error" in header:
             self._settle(job_id, SandboxUnavailable(str(header["error"])))
@@ -367,13 +401,32 @@ class Pool:
     def landlock_abi(self) -> int:
         return self._landlock_abi
 
+    def lanes(self) -> dict[str, dict[str, int]]:
+        """Each lane's use and bound (the host's view: a job is fast until the zygote says it
+        was demoted; fast jobs beyond the fast slots are waiting in the queue)."""
+        with self._lock:
+            slow = sum(job.demoted for job in self._pending.values())
+            others = len(self._pending) - slow
+        return {
+            "fast": {"in_use": min(others, self.workers), "capacity": self.workers},
+            "slow": {
+                "in_use": slow,
+                "capacity": self.slow_lane,
+                # what the parked children may hold at most, on top of their warm interpreter
+                "memory_mb_bound": self.slow_lane * self._memory_mb,
+            },
+            "queue": {"in_use": max(0, others - self.workers), "capacity": self.queue_size},
+        }
+
     def status(self) -> dict[str, Any]:
+        lanes = self.lanes()
         with self._lock:
             alive = self._process is not None and self._process.poll() is None
             return {
                 "alive": alive and not self._closed,
                 "workers": self.workers,
                 "capacity": self.capacity,
+                "lanes": lanes,
                 "in_flight": len(self._pending),
                 "completed": self._completed,
                 "restarts": self._restarts,

@@ -193,6 +193,7 @@ class Outcome(StrEnum):
     memory = "memory"  # the case ran out of memory
     output = "output"  # the case printed more than the output cap
     crashed = "crashed"  # the child died during the case (signal, early exit, broken reply)
+    not_run = "not_run"  # an earlier case used up the submission's time or reply budget
 
 
 class SetupKind(StrEnum):
@@ -249,6 +250,8 @@ class RunResult:
     setup: SetupFailure | None = None
     cases: list[CaseRun] = field(default_factory=list)
     wall_ms: float = 0.0
+    cpu_ms: float = 0.0  # the learner's CPU time, all cases together (the budget's measure)
+    demoted: bool = False  # it ran long and finished in the slow lane
 
 
 def _text(value: Any, limit: int, name: str) -> str:

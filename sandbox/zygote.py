@@ -1,11 +1,12 @@
 """The warm zygote: a clean interpreter that imports and warms everything once, then forks
-confined children, hands each one job, enforces deadlines and reports how each child ended.
+confined children, hands each one job, keeps each job's time budget and its lane (fast, or
+demoted to the slow lane), and reports how each child ended.
 
 It runs as its own process (started by ``sandbox.pool``), never holds the web app's memory and
 never runs learner code itself. Children are forked and confined *before* there is work for
 them (spares), so fork, confinement and their page faults stay off the grading path. A child
 reports through a shared-memory mailbox (``sandbox.mailbox``); the zygote wakes only when a
-child exits or a deadline passes, and relays the mailbox to the host unparsed: the host, not
+child exits or a budget could be spent, and relays the mailbox to the host unparsed: the host, not
 the zygote, validates it. Keeping the zygote's own work small matters: every page it writes
 while children share its memory costs a copy-on-write fault.
 """
@@ -24,6 +25,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox import protocol
+from sandbox.budget import (
+    DEMOTE_CPU_S,
+    DEMOTE_WALL_S,
+    MIN_CHECK_S,
+    cpu_seconds,
+    demote,
+    undemote,
+)
 from sandbox.child import receive_assignment, rehearse, run_job
 from sandbox.confine import Confinement, default_read_paths
 from sandbox.limits import Limits
@@ -51,38 +60,53 @@ class Spare:
     limits: Limits
 
 
-@dataclass
+@dataclass(eq=False)  # by identity: the zygote keys its checks by attempt
 class Attempt:
-    """One child working on one job, from a given case on."""
+    """One child working on one job, from a given case on.
+
+    The job's budget is shared by its attempts: ``spent_cpu`` and ``spent_wall`` are what the
+    earlier children of the same job used (a case that crashed its child continues in a fresh
+    one, with what is left). ``cpu_start`` is the child's CPU clock when it got the job.
+    """
 
     job_id: int
     spare: Spare
     first_case: int
     cases: int
     assigned: float
+    spent_cpu: float = 0.0
+    spent_wall: float = 0.0
+    cpu_start: float = 0.0
+    slow: bool = False  # parked in the slow lane (demoted), not holding a fast slot
     timed_out: bool = False
 
-    def deadline(self, now: float) -> float:
-        """When this child must be stopped, by the zygote's clock and the child's claims.
+    def cpu_used(self) -> float:
+        """CPU seconds this job has used, this child included; a clock that cannot be read
+        counts as wall time (never in the learner's favour)."""
+        now = cpu_seconds(self.spare.pid)
+        own = time.monotonic() - self.assigned if now is None else max(0.0, now - self.cpu_start)
+        return self.spent_cpu + own
 
-        The child says which case it runs and since when; the claim only moves the deadline
-        within bounds set here: never before the assignment, never in the future, never past
-        one full budget per remaining case. The first case of a child shares its budget with
-        everything before it (compiling, the module's top level): a top level that burns most
-        of a budget would otherwise get a free budget in every fresh child of the same job.
-        """
-        budget = self.spare.limits.time_ms / 1000
-        running, started = self.spare.mailbox.running()
-        begin = (
-            min(max(started, self.assigned), now) if running > self.first_case else self.assigned
-        )
-        remaining = self.cases - self.first_case
-        return min(begin + budget, self.assigned + budget * (remaining + 1))
+    def wall_used(self, now: float) -> float:
+        return self.spent_wall + (now - self.assigned)
+
+    def budget_left(self, now: float, cpu_used: float | None = None) -> float:
+        """Seconds before this job could be over its budget (CPU or the wall backstop);
+        ``cpu_used`` is a reading of ``cpu_used()`` just taken, if the caller has one."""
+        limits = self.spare.limits
+        used = self.cpu_used() if cpu_used is None else cpu_used
+        return min(limits.time_ms / 1000 - used, limits.wall_ms / 1000 - self.wall_used(now))
+
+    def demotion_left(self, now: float, cpu_used: float | None = None) -> float:
+        """Seconds before this fast-lane job has run long enough to be demoted."""
+        used = self.cpu_used() if cpu_used is None else cpu_used
+        return min(DEMOTE_CPU_S - (used - self.spent_cpu), self.assigned + DEMOTE_WALL_S - now)
 
 
 class Zygote:
-    def __init__(self, workers: int) -> None:
-        self.workers = workers
+    def __init__(self, workers: int, slow_lane: int | None = None) -> None:
+        self.workers = workers  # fast slots: children at normal priority, one per core
+        self.slow_lane = 4 * workers if slow_lane is None else slow_lane  # parked children
         self.policy = Policy()
         self.confinement = Confinement(default_read_paths())
         self.selector = selectors.DefaultSelector()
@@ -122,21 +146,38 @@ class Zygote:
             header, body = protocol.split_body(payload)
             op = header.get("op")
             if op == "run":
-                self.queue.append((header, body))
+                if header.get("lane") == "slow" and self.slow_in_use() < self.slow_lane:
+                    # The rest of a demoted job (after a crash): straight back to the slow lane.
+                    self.start(header, body, slow=True)
+                else:
+                    self.queue.append((header, body))
             elif op == "helpers":
                 self.remember_helpers(str(header.get("key")), body)
             elif op == "stop":
                 self.stopping = True
         self.dispatch()
 
+    def slow_in_use(self) -> int:
+        return sum(attempt.slow for attempt in self.attempts.values())
+
+    def fast_in_use(self) -> int:
+        return len(self.attempts) - self.slow_in_use()
+
     def dispatch(self) -> None:
-        while self.queue and len(self.attempts) < self.workers:
+        while self.queue and self.fast_in_use() < self.workers:
             header, body = self.queue.popleft()
-            try:
-                limits = Limits(**header["limits"])
-                self.assign(header, limits, body)
-            except (KeyError, TypeError, ValueError) as exc:
-                self.send({"job": header.get("job"), "error": f"bad job: {exc}"})
+            self.start(header, body, slow=False)
+
+    def start(self, header: dict[str, Any], body: bytes, *, slow: bool) -> None:
+        try:
+            limits = Limits(**header["limits"])
+            attempt = self.assign(header, limits, body)
+        except (KeyError, TypeError, ValueError) as exc:
+            self.send({"job": header.get("job"), "error": f"bad job: {exc}"})
+            return
+        if slow:
+            attempt.slow = True
+            demote(attempt.spare.pid)
 
     def remember_helpers(self, key: str, body: bytes) -> None:
         """Compile an exercise's helpers (the host's own code, never a learner's) once."""
@@ -177,9 +218,10 @@ class Zygote:
         A fork costs the zygote milliseconds and busies a core with the new child's set-up.
         Done while a child runs, it delays noticing that child's end by about as much (measured:
         about 1 ms of a 8 ms grade at light load), so a spare is forked only while no child
-        runs, or when none waits at all. A job that finds no spare gets a child forked on demand.
+        runs in a fast slot (parked, demoted children run long anyway), or when none waits at
+        all. A job that finds no spare gets a child forked on demand.
         """
-        return self.spares_short() and (not self.attempts or not self.spares)
+        return self.spares_short() and (not self.fast_in_use() or not self.spares)
 
     def replenish(self) -> None:
         """Fork one spare if fewer than one per worker wait.
@@ -204,11 +246,13 @@ class Zygote:
                 return spare
         return self.fork_spare(limits)
 
-    def assign(self, header: dict[str, Any], limits: Limits, body: bytes) -> None:
+    def assign(self, header: dict[str, Any], limits: Limits, body: bytes) -> Attempt:
         """Hand one job (from its first case on) to a confined child."""
         self.recent_limits = limits
         spare = self.take_spare(limits)
         first_case = int(header["first_case"])
+        spent_cpu = float(header.get("spent_cpu_ms", 0.0)) / 1000
+        spent_wall = float(header.get("spent_wall_ms", 0.0)) / 1000
         routing = {"first_case": first_case, "helpers_key": header.get("helpers_key")}
         assignment = protocol.encode_with_body(routing, body)
         try:
@@ -220,10 +264,18 @@ class Zygote:
         finally:
             os.close(spare.job_fd)
         attempt = Attempt(
-            int(header["job"]), spare, first_case, int(header["cases"]), time.monotonic()
+            int(header["job"]),
+            spare,
+            first_case,
+            int(header["cases"]),
+            time.monotonic(),
+            spent_cpu=spent_cpu,
+            spent_wall=spent_wall,
+            cpu_start=cpu_seconds(spare.pid) or 0.0,
         )
         self.attempts[spare.exit_fd] = attempt
         self.selector.register(spare.exit_fd, selectors.EVENT_READ, attempt)
+        return attempt
 
     def _child_main(self, limits: Limits, job_fd: int, exit_fd: int, mailbox: Mailbox) -> None:
         status = 0
@@ -295,6 +347,7 @@ class Zygote:
     def finish(self, attempt: Attempt) -> None:
         """The child is done (or must be): kill its group, reap it, relay its mailbox."""
         spare = attempt.spare
+        cpu_ms = (attempt.cpu_used() - attempt.spent_cpu) * 1000  # read before the kill
         self.selector.unregister(spare.exit_fd)
         del self.attempts[spare.exit_fd]
         if spare.mailbox.done() and not attempt.timed_out:
@@ -303,6 +356,16 @@ class Zygote:
             self.signal_group(spare.pid)
             self.dying.add(spare.pid)
             status = 0
+        elif attempt.timed_out:
+            # Stopped for its budget: the verdict is known, so report at once and reap later.
+            # Waiting here would wait for a demoted child's exit at the lowest CPU priority,
+            # which on a busy machine holds up every other child's report; it gets a normal
+            # priority back so that it dies promptly (where the zygote may grant that).
+            if attempt.slow:
+                undemote(spare.pid)
+            self.signal_group(spare.pid)
+            self.dying.add(spare.pid)
+            status = signal.SIGKILL  # the wait status of a child killed by SIGKILL
         else:
             status = self.kill(spare.pid)
         os.close(spare.exit_fd)
@@ -315,23 +378,41 @@ class Zygote:
             "timed_out": attempt.timed_out,
             "overflowed": spare.mailbox.overflowed(),
             "elapsed_ms": (time.monotonic() - attempt.assigned) * 1000,
+            "cpu_ms": cpu_ms,
         }
         self.send(report, spare.mailbox.raw())
         spare.mailbox.close()
         self.dispatch()
 
-    def check_deadlines(self) -> float | None:
-        """Stop every child past its deadline; returns seconds until the next one."""
+    def check_budgets(self) -> float | None:
+        """Stop every job past its budget and demote every fast one that has run long;
+        returns seconds until one of them could be due again (None: nothing to watch)."""
         now = time.monotonic()
-        for attempt in list(self.attempts.values()):
-            if now >= attempt.deadline(now):
+        used = {attempt: attempt.cpu_used() for attempt in self.attempts.values()}
+        for attempt, cpu in list(used.items()):
+            if attempt.budget_left(now, cpu) <= 0:
                 attempt.timed_out = True
                 self.finish(attempt)
+                del used[attempt]
+        room = self.slow_lane - self.slow_in_use()
+        demoted = False
+        for attempt, cpu in used.items():
+            if room > 0 and not attempt.slow and attempt.demotion_left(now, cpu) <= 0:
+                attempt.slow, demoted = True, True
+                room -= 1
+                demote(attempt.spare.pid)
+                self.send({"job": attempt.job_id, "event": "demoted"})
+        if demoted:
+            self.dispatch()  # the fast slots just freed
         if not self.attempts:
             return None
-        now = time.monotonic()
-        soonest = min(attempt.deadline(now) for attempt in self.attempts.values())
-        return max(0.0, soonest - now)
+        # Jobs started meanwhile (a kill frees a slot) have no reading yet: they get one here.
+        waits = [a.budget_left(now, used.get(a)) for a in self.attempts.values()]
+        if room > 0:  # a full slow lane frees only when a child exits, which wakes us anyway
+            waits += [
+                a.demotion_left(now, used.get(a)) for a in self.attempts.values() if not a.slow
+            ]
+        return max(MIN_CHECK_S, min(waits))
 
     # -- main loop ----------------------------------------------------------------------
 
@@ -354,7 +435,7 @@ class Zygote:
                     self.on_control()
                 elif not self.stopping:
                     self.on_exit_fd(key.data)
-            timeout = self.check_deadlines()
+            timeout = self.check_budgets()
             if self.spare_due():
                 if not events:
                     self.replenish()
@@ -374,11 +455,12 @@ class Zygote:
 
 def main() -> None:
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+    slow_lane = int(sys.argv[2]) if len(sys.argv) > 2 else None
     # The host's death closes our stdin, which stops the loop and kills every child. (No
     # parent-death signal here: it would follow the host *thread* that started us.)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.nice(NICENESS)
-    zygote = Zygote(workers)
+    zygote = Zygote(workers, slow_lane)
     zygote.warm()
     zygote.serve()
 

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 VERIFY = ROOT / "exercises" / "speculative-decoding-verify"
 JUDGE = shutil.which("judge", path=str(Path(sys.executable).parent)) or "judge"
 REPORT_KEYS = {
-    "status", "mode", "seed", "verdict", "message", "passed", "total", "duration_ms", "tests"
+    "status", "mode", "seed", "replayed_seed", "verdict", "message", "passed", "total",
+    "duration_ms", "tests",
 }  # fmt: skip
 TEST_KEYS = {
     "name", "status", "group", "hint", "input", "expected", "actual", "message", "output",
@@ -203,7 +204,8 @@ def test_grade_submit_runs_extra_and_random_cases_and_names_the_catching_case() 
     done = judge("grade", "speculative-decoding-verify", str(wrong), "--submit", "--seed", "7")
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
-    assert "(submit, random cases of seed 7," in lines[0]
+    assert " and of seed 7 replayed, " in lines[0]
+    assert sum("] random: replay of seed 7: random " in line for line in lines) == 20
     assert "[FAIL] extra: draft = target = 0: certain acceptance, never 0 < 0" in done.stdout
     assert sum("] random: random " in line for line in lines) == 20
 

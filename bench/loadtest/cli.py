@@ -50,6 +50,11 @@ def add_arguments(
         help="load generator: httpx (default) or a minimal keep-alive HTTP/1.1 client that "
         "costs a tenth of the CPU per request, leaving more of the machine to the server",
     )
+    parser.add_argument(
+        "--same-source",
+        action="store_true",
+        help="send one identical source every time (labelled; default: each request its own)",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--serve-fresh", type=int, metavar="PORT", help=argparse.SUPPRESS)
     return parser
@@ -91,4 +96,9 @@ def run_cli(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The comparison, or with ``classroom`` first the classroom mix (its own options)."""
+    if argv and argv[0] == "classroom":
+        from bench.loadtest import classroom
+
+        return classroom.main(argv[1:])
     return run_cli(build_parser().parse_args(argv))

@@ -5,17 +5,19 @@ budget per grade and which targets were met."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from app.catalog import Catalog
 from bench.loadtest.measuring import run_server_phases
 from bench.loadtest.report import TARGETS
-from bench.loadtest.servers import base_url, free_port, loopback
+from bench.loadtest.servers import base_url, free_port, loopback, scratch_environment
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -24,18 +26,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     exercise = catalog.get(args.exercise)
     if exercise is None:
         raise SystemExit(f"loadtest: unknown exercise {args.exercise!r}")
-    body = json.dumps({"code": exercise.solution_code}).encode()
+    bodies = submissions(exercise.solution_code, same_source=args.same_source)
     path = f"/api/exercises/{exercise.id}/submissions"
     fresh_count = args.fresh_requests or max(10, args.requests // 20)
     load_start = os.getloadavg()
 
     with tempfile.TemporaryDirectory(prefix="judge-loadtest-") as scratch:
-        env = dict(os.environ)
-        env["JUDGE_DATABASE_URL"] = f"sqlite:///{scratch}/history.sqlite3"
-        env["JUDGE_EXERCISES_DIR"] = str(args.exercises)
         # The baseline server runs `-m bench.loadtest`: bench/ is found in the checkout.
-        checkout = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [checkout, env.get("PYTHONPATH")]))
+        env = scratch_environment(scratch, args.exercises)
         log_path = Path(scratch) / "servers.log"
 
         port = free_port(host)
@@ -45,7 +43,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             base_url(host, port),
             env,
             log_path,
-            body,
+            bodies,
             path,
             count=args.requests,
             duration=args.duration,
@@ -68,13 +66,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             base_url(host, port),
             env,
             log_path,
-            body,
+            bodies,
             path,
             count=fresh_count,
             duration=args.duration,
             concurrency=args.concurrency,
             client=args.client,
         )
+
+    # The machine's floor, measured in this run: what the server's CPU per grade is set against.
+    from bench.sandbox_step import fork_floor
+
+    floor = fork_floor(exercise, 200)
 
     def ratio(a: float | None, b: float | None) -> float | None:
         return round(a / b, 1) if a and b else None
@@ -84,6 +87,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "exercise": exercise.id,
         "host": host,
         "client": args.client,
+        "source": "identical" if args.same_source else "unique",
+        "fork_floor": floor,
         "cpus": os.cpu_count(),
         "load_average": {
             "start": [round(x, 2) for x in load_start],
@@ -105,6 +110,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "web_ms": warm["throughput"]["web_cpu_ms_per_grade"],
         "sandbox_ms": warm["throughput"]["sandbox_cpu_ms_per_grade"],
         "client_ms": client_ms,
+        "floor_ms": floor.get("cpu_ms"),
+        "server_vs_floor": ratio(server_ms, floor.get("cpu_ms")),
         "ceiling_grades_per_s": (
             round((os.cpu_count() or 1) * 1000 / per_grade, 1) if per_grade else None
         ),
@@ -120,3 +127,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def _at_most(value: float | None, bar: float) -> bool:
     return value is not None and value <= bar
+
+
+def submissions(code: str, *, same_source: bool = False) -> Callable[[], bytes]:
+    """Request bodies: each one a new source (a comment with a counter), as learners send
+    them; with ``same_source`` one identical source every time (labelled so when printed)."""
+    if same_source:
+        body = json.dumps({"code": code}).encode()
+        return lambda: body
+    serial = itertools.count()
+    return lambda: json.dumps({"code": f"{code}\n# submission {next(serial)}\n"}).encode()

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import statistics
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from bench.cpu import tree_cpu_seconds
 from bench.loadtest.clients import JSON_HEADERS, RAW_ERRORS, RawConnection, pooled_client
 from bench.loadtest.servers import running_server
 from bench.stats import percentile
@@ -27,7 +28,7 @@ LIGHT_LOAD_THINK_MS = 20.0
 async def measure(
     url: str,
     path: str,
-    body: bytes,
+    bodies: Callable[[], bytes],
     *,
     count: int,
     duration: float,
@@ -36,6 +37,8 @@ async def measure(
     think_ms: float = 0.0,
 ) -> dict[str, Any]:
     """Send up to ``count`` grades with ``concurrency`` in flight, stopping at ``duration`` s.
+
+    ``bodies`` gives each request its body (by default each one a new source).
 
     ``client`` is ``httpx`` (one pooled AsyncClient) or ``raw`` (one RawConnection per worker).
     ``think_ms`` pauses each worker between requests (light load); the pause is not latency.
@@ -51,14 +54,15 @@ async def measure(
 
         async def worker() -> None:
             nonlocal remaining
-            raw = RawConnection(target.host, target.port or 80, path, body)
+            raw = RawConnection(target.host, target.port or 80, path)
             try:
                 while remaining > 0 and time.perf_counter() < deadline:
                     remaining -= 1
+                    body = bodies()
                     sent = time.perf_counter()
                     try:
                         if client == "raw":
-                            status, data = await raw.post()
+                            status, data = await raw.post(body)
                         else:
                             response = await pooled.post(path, content=body, headers=JSON_HEADERS)
                             status, data = response.status_code, response.content
@@ -106,7 +110,7 @@ def run_server_phases(
     url: str,
     env: dict[str, str],
     log_path: Path,
-    body: bytes,
+    bodies: Callable[[], bytes],
     path: str,
     *,
     count: int,
@@ -126,7 +130,7 @@ def run_server_phases(
                 measure(
                     url,
                     path,
-                    body,
+                    bodies,
                     count=n,
                     duration=duration,
                     concurrency=c,
@@ -151,35 +155,3 @@ def run_server_phases(
         if light_load:
             phases["light_load"] = phase(min(count, LIGHT_LOAD_REQUESTS), 1, LIGHT_LOAD_THINK_MS)
     return {"layers": health.get("sandbox", {}), "pool": health.get("pool", {}), **phases}
-
-
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
-def tree_cpu_seconds(pid: int) -> tuple[float, float]:
-    """(the process's own CPU seconds, its descendants' including reaped ones), from /proc.
-
-    Each process counts its own time plus that of the children it has waited for, so the
-    zygote's forked children and the fresh interpreters are included once they exit. For the
-    judge the first part is the web process, the second the sandbox.
-    """
-    parents: dict[int, int] = {}
-    own: dict[int, float] = {}
-    reaped: dict[int, float] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        # fields[0] is the state (stat field 3): ppid is field 4, utime..cstime fields 14-17.
-        parents[int(entry.name)] = int(fields[1])
-        own[int(entry.name)] = (int(fields[11]) + int(fields[12])) / _TICK
-        reaped[int(entry.name)] = (int(fields[13]) + int(fields[14])) / _TICK
-    tree, frontier = {pid}, {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - tree
-        tree |= frontier
-    rest = sum(own.get(p, 0.0) for p in tree - {pid}) + sum(reaped.get(p, 0.0) for p in tree)
-    return own.get(pid, 0.0), rest

@@ -24,7 +24,12 @@ def print_table(summary: dict[str, Any]) -> None:
     off = [name for name, on in layers.items() if not on]
     print(
         f"judge loadtest: {summary['exercise']} (correct solution, six cases) over HTTP on "
-        f"{summary['host']}, {summary['cpus']} CPUs, {summary['client']} client"
+        f"{summary['host']}, {summary['cpus']} CPUs, {summary['client']} client, "
+        + (
+            "each submission its own source"
+            if summary["source"] == "unique"
+            else "ONE IDENTICAL SOURCE for every request"
+        )
     )
     print(
         "load average (1/5/15 min): "
@@ -68,6 +73,11 @@ def print_table(summary: dict[str, Any]) -> None:
             f"{budget['sandbox_ms']}) + {budget['client_ms']} ms load generator; "
             f"{summary['cpus']} CPUs cap this machine near {budget['ceiling_grades_per_s']} "
             "grades/s with the generator on the same cores"
+        )
+    if budget.get("floor_ms"):
+        print(
+            f"server CPU per grade against this machine's fork floor (measured in this run): "
+            f"{budget['server_ms']} ms vs {budget['floor_ms']} ms = {budget['server_vs_floor']}x"
         )
     print("targets (issue 3; printed, not asserted):")
     print(

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 
 START_TIMEOUT_S = 90.0
+CHECKOUT = Path(__file__).resolve().parents[2]
 STOP_TIMEOUT_S = 30.0
 
 
@@ -94,3 +95,13 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
     process.wait()
+
+
+def scratch_environment(scratch: str, exercises: Path) -> dict[str, str]:
+    """The environment of a server under test: its history in a scratch SQLite file (never
+    the real one), the given exercises, and this checkout's bench/ importable."""
+    env = dict(os.environ)
+    env["JUDGE_DATABASE_URL"] = f"sqlite:///{scratch}/history.sqlite3"
+    env["JUDGE_EXERCISES_DIR"] = str(exercises)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(CHECKOUT), env.get("PYTHONPATH")]))
+    return env

@@ -124,3 +124,30 @@ def test_cases_the_sandbox_never_reported_are_errors_not_passes(verify: Exercise
     assert report.passed == 2 and report.status == Status.failed
     assert report.verdict == Verdict.runtime_error
     assert all(test.status == Status.error for test in report.tests[2:])
+
+
+def test_cases_after_the_one_that_spent_the_budget_say_they_did_not_run(verify: Exercise) -> None:
+    runs = [expected_run(verify, 0), CaseRun(outcome=Outcome.timeout)]
+    runs += [CaseRun(outcome=Outcome.not_run)] * (len(verify.cases) - 2)
+    report = build_report(verify, RunResult(cases=runs), 900.0)
+    assert report.verdict == Verdict.time_limit_exceeded
+    assert [test.status for test in report.tests[:2]] == [Status.passed, Status.error]
+    assert "time limit exceeded" in (report.tests[1].message or "")
+    spender = verify.cases[1].name
+    for test in report.tests[2:]:
+        assert test.status == Status.error and test.actual is None
+        assert (test.message or "").startswith(f'not run: case "{spender}" used up')
+
+
+def test_cases_after_a_full_reply_budget_say_which_case_filled_it(verify: Exercise) -> None:
+    runs = [expected_run(verify, 0)]
+    runs.append(CaseRun(outcome=Outcome.output, error=ErrorInfo(type="Sandbox", message="big")))
+    runs += [CaseRun(outcome=Outcome.not_run)] * (len(verify.cases) - 2)
+    report = build_report(verify, RunResult(cases=runs), 1.0)
+    assert report.verdict == Verdict.output_limit_exceeded
+    filled_by = verify.cases[1].name
+    for test in report.tests[2:]:
+        assert test.status == Status.error
+        assert test.message is not None
+        assert f'case "{filled_by}" filled the room for this submission' in test.message
+        assert f"{verify.limits.reply_bytes // 1024} KB" in test.message

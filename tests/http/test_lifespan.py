@@ -66,7 +66,7 @@ def test_owned_judge_is_created_off_loop_and_closed(
     with InProcessClient(create_app(settings)) as client:
         assert client.get("/api/health").status_code == 200
         ((judge, kwargs, _),) = made
-        assert kwargs == {"workers": 2, "queue_size": 4}
+        assert kwargs == {"workers": 2, "queue_size": 4, "slow_lane": None}
         assert not judge.closed
     assert judge.closed
 

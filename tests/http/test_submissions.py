@@ -11,7 +11,8 @@ from http_fakes import BrokenJudge, FakeJudge, SaturatedJudge
 
 URL = "/api/exercises/add-numbers/submissions"
 REPORT_KEYS = {
-    "status", "mode", "seed", "verdict", "message", "passed", "total", "duration_ms", "tests"
+    "status", "mode", "seed", "replayed_seed", "verdict", "message", "passed", "total",
+    "duration_ms", "tests",
 }  # fmt: skip
 CASE_KEYS = {
     "name", "status", "group", "hint", "input", "expected", "actual", "message", "output",

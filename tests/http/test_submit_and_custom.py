@@ -84,11 +84,16 @@ def test_submit_grades_examples_extra_and_random_in_order_with_the_seed(
     assert check.code == code and check.driver and len(check.cases) == checked
     assert reference.code == exercise.solution_code and reference.trace
     assert list(reference.cases) == [t["input"] for t in body["tests"] if t["group"] == "random"]
-    # The same seed replays the same random cases.
+    # The same seed replays the same random cases, and fresh ones are drawn beside them.
     again = api.post(
         f"{RESAMPLE}/submissions", json={"code": code, "mode": "submit", "seed": body["seed"]}
     ).json()
-    assert [t["input"] for t in again["tests"]] == [t["input"] for t in body["tests"]]
+    assert again["replayed_seed"] == body["seed"] and again["seed"] != body["seed"]
+    replayed = [t for t in again["tests"] if t["name"].startswith(f"replay of seed {body['seed']}")]
+    random = [t for t in body["tests"] if t["group"] == "random"]
+    assert [t["input"] for t in replayed] == [t["input"] for t in random]
+    fresh = [t for t in again["tests"] if t["group"] == "random" and t not in replayed]
+    assert len(fresh) == 20 and [t["input"] for t in fresh] != [t["input"] for t in random]
 
 
 def test_run_is_the_default_and_grades_the_examples_only(
@@ -189,3 +194,31 @@ def test_a_non_finite_number_is_a_422(api: InProcessClient) -> None:
 def test_a_bad_mode_is_a_422(api: InProcessClient) -> None:
     response = api.post(f"{VERIFY}/submissions", json={"code": "x = 1", "mode": "custom"})
     assert response.status_code == 422 and "mode" in response.json()["detail"]
+
+
+def test_a_table_of_one_reports_answers_fails_submit_even_replaying_its_seed(
+    api: InProcessClient,
+) -> None:
+    # Red team, round 1: learn every input and expected value from one Submit report, then
+    # send a lookup table with the same seed. The replayed cases pass; the fresh ones do not.
+    starter = api.get(VERIFY).json()["starter_code"]
+    first = api.post(f"{VERIFY}/submissions", json={"code": starter, "mode": "submit"}).json()
+    table = {
+        repr([t["input"]["draft_probs"], t["input"]["target_probs"], t["input"]["draft_tokens"]]):
+        t["expected"]
+        for t in first["tests"]
+    }  # fmt: skip
+    code = (
+        f"T = {table!r}\n"
+        "def speculative_decode(d, t, k, n=None):\n"
+        "    e = T[repr([list(d), list(t), list(k)])]\n"
+        "    return list(e[0]), e[1]\n"
+    )
+    replay = {"code": code, "mode": "submit", "seed": first["seed"]}
+    body = api.post(f"{VERIFY}/submissions", json=replay).json()
+    assert body["replayed_seed"] == first["seed"]
+    assert body["verdict"] != "accepted"
+    replayed = [t for t in body["tests"] if t["name"].startswith("replay of seed")]
+    assert replayed and all(t["status"] == "pass" for t in replayed)
+    fresh = [t for t in body["tests"] if t["group"] == "random" and t not in replayed]
+    assert any(t["status"] != "pass" for t in fresh)

@@ -178,6 +178,21 @@ def assert_first_case_stopped(report: Report, verdict: Verdict, *needles: str) -
     assert report.passed == report.total - 1
 
 
+def assert_budget_spent_by_first_case(report: Report) -> None:
+    """The first case used up the submission's time budget; every later case did not run and
+    says which case spent it."""
+    first, *rest = report.tests
+    assert report.verdict == Verdict.time_limit_exceeded, (report.verdict, first.message)
+    assert report.status == Status.failed
+    assert first.status == Status.error
+    assert "time limit exceeded" in (first.message or ""), first.message
+    for test in rest:
+        assert test.status == Status.error
+        assert (test.message or "").startswith("not run"), test.message
+        assert first.name in (test.message or ""), test.message
+    assert report.passed == 0
+
+
 def assert_nothing_ran(report: Report, verdict: Verdict, *needles: str) -> None:
     """The submission never reached its cases (compile error, refusal, module-level error)."""
     assert report.verdict == verdict, (report.verdict, report.message)

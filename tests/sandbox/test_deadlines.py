@@ -1,43 +1,66 @@
-"""How the zygote times a child's cases: one budget per case, on its own clock."""
+"""How the zygote times a job: one CPU budget for all its cases, a wall-clock backstop, and
+demotion out of the fast lane once it has run long (read on the zygote's own clocks)."""
 
 from __future__ import annotations
 
+import os
 import time
 
+from sandbox.budget import DEMOTE_WALL_S, cpu_seconds
 from sandbox.limits import Limits
 from sandbox.mailbox import Mailbox
 from sandbox.zygote import Attempt, Spare
 
-
-def attempt_from(first_case: int, assigned: float, mailbox: Mailbox) -> Attempt:
-    spare = Spare(pid=0, job_fd=-1, exit_fd=-1, mailbox=mailbox, limits=Limits(time_ms=1000))
-    return Attempt(job_id=1, spare=spare, first_case=first_case, cases=6, assigned=assigned)
+LIMITS = Limits(time_ms=1000)
 
 
-def test_a_childs_first_case_shares_its_budget_with_everything_before_it() -> None:
+def attempt_from(mailbox: Mailbox, **fields: float) -> Attempt:
+    """An attempt whose 'child' is this test process: its CPU clock is a real one."""
+    spare = Spare(pid=os.getpid(), job_fd=-1, exit_fd=-1, mailbox=mailbox, limits=LIMITS)
+    fields.setdefault("assigned", time.monotonic())
+    fields.setdefault("cpu_start", cpu_seconds(os.getpid()) or 0.0)
+    return Attempt(job_id=1, spare=spare, first_case=2, cases=6, **fields)  # type: ignore[arg-type]
+
+
+def test_a_childs_cpu_clock_is_read_from_outside() -> None:
+    before = cpu_seconds(os.getpid())
+    sum(range(2_000_000))  # spend some CPU
+    after = cpu_seconds(os.getpid())
+    assert before is not None and after is not None and after > before
+    assert abs(after - time.process_time()) < 0.05  # the same clock as the process's own
+
+
+def test_a_fresh_child_inherits_what_the_jobs_earlier_children_spent() -> None:
     mailbox = Mailbox(4096)
-    assigned = time.monotonic() - 0.9  # the top level took 0.9 s of the 1 s budget
-    attempt = attempt_from(first_case=2, assigned=assigned, mailbox=mailbox)
-    assert attempt.deadline(time.monotonic()) == assigned + 1.0
-    mailbox.start_case(2)  # the first case starts late: it does not get a fresh second
-    assert attempt.deadline(time.monotonic()) == assigned + 1.0
-    mailbox.region.close()
+    attempt = attempt_from(mailbox, spent_cpu=0.9)
+    assert attempt.budget_left(time.monotonic()) <= 0.1
+    spent = attempt_from(mailbox, spent_cpu=1.0)
+    assert spent.budget_left(time.monotonic()) <= 0
+    mailbox.close()
 
 
-def test_each_later_case_gets_a_full_budget_of_its_own() -> None:
+def test_the_budget_is_cpu_time_not_time_spent_waiting() -> None:
     mailbox = Mailbox(4096)
-    assigned = time.monotonic() - 0.9
-    attempt = attempt_from(first_case=2, assigned=assigned, mailbox=mailbox)
-    mailbox.start_case(3)
-    started = mailbox.running()[1]
-    assert attempt.deadline(time.monotonic()) == started + 1.0
-    mailbox.region.close()
+    # Assigned 0.5 s ago, but (as for a child waiting for a core) no CPU spent since.
+    attempt = attempt_from(mailbox, assigned=time.monotonic() - 0.5)
+    left = attempt.budget_left(time.monotonic())
+    assert 0.9 < left <= 1.0  # the CPU budget is nearly whole
+    mailbox.close()
 
 
-def test_a_claim_cannot_stretch_the_deadline_past_one_budget_per_remaining_case() -> None:
+def test_the_wall_clock_backstop_stops_a_child_that_spends_no_cpu() -> None:
     mailbox = Mailbox(4096)
-    assigned = time.monotonic() - 10.0  # long ago: case 5 claims to have started just now
-    attempt = attempt_from(first_case=2, assigned=assigned, mailbox=mailbox)
-    mailbox.start_case(5)
-    assert attempt.deadline(time.monotonic()) == assigned + 1.0 * (6 - 2 + 1)
-    mailbox.region.close()
+    assert LIMITS.wall_ms > LIMITS.time_ms
+    sleeping = attempt_from(mailbox, spent_wall=LIMITS.wall_ms / 1000)
+    assert sleeping.budget_left(time.monotonic()) <= 0
+    assert sleeping.cpu_used() < LIMITS.time_ms / 1000
+    mailbox.close()
+
+
+def test_a_job_is_due_for_demotion_once_it_has_run_a_few_tens_of_ms() -> None:
+    mailbox = Mailbox(4096)
+    fresh = attempt_from(mailbox)
+    assert fresh.demotion_left(time.monotonic()) > 0
+    long_running = attempt_from(mailbox, assigned=time.monotonic() - DEMOTE_WALL_S)
+    assert long_running.demotion_left(time.monotonic()) <= 0
+    mailbox.close()
