@@ -47,9 +47,21 @@ def reference_problem(result: RunResult | None, index: int) -> str | None:
         return None
     if run.outcome is Outcome.exhausted:
         return "the reference needs more scripted numbers than this input holds"
-    if run.error is not None:
-        return f"the reference raised {run.error.type}: {run.error.message}"
-    return f"the reference did not finish ({run.outcome.value})"
+    error = run.error
+    detail = f" ({error.message})" if error is not None and error.message else ""
+    if run.outcome is Outcome.bad_input:
+        shown = f" ({error.type}: {error.message})" if error is not None and error.message else ""
+        return f"this input cannot be made into the function's arguments{shown}"
+    if run.outcome is Outcome.raised and error is not None:
+        return f"the reference raised {error.type}: {error.message}"
+    if run.outcome is Outcome.crashed:
+        # The sandbox's own sentence speaks of "your code"; here the code is the reference's.
+        return "the reference's process ended before it answered this input"
+    return {
+        Outcome.timeout: "the reference ran out of time on this input",
+        Outcome.memory: "the reference ran out of memory on this input",
+        Outcome.output: "the reference's result on this input is too large to report",
+    }.get(run.outcome, f"the reference did not finish ({run.outcome.value}){detail}")
 
 
 def expected_cases(

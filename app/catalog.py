@@ -36,6 +36,9 @@ MAX_RANDOM_CASES = 200
 # Custom inputs: the longest list or array dimension, and every number of an input together.
 DEFAULT_MAX_LENGTH = 1000
 DEFAULT_MAX_ELEMENTS = 100_000
+# The most dimensions a custom ndarray input may have (numpy's own limit is 64), and the default
+# for a parameter whose ``[custom] ndim`` is not declared.
+MAX_NDIM = 8
 
 RandomCase = Callable[[np.random.Generator], dict[str, Any]]
 
@@ -74,6 +77,7 @@ class InputCaps:
     item_types: Mapping[str, str] = field(default_factory=dict)  # param -> "int" | "float"
     distributions: tuple[str, ...] = ()  # ndarray params whose rows are probability vectors
     scalars: Mapping[str, ScalarRange] = field(default_factory=dict)  # value params, one number
+    ndim: Mapping[str, int] = field(default_factory=dict)  # ndarray params of a fixed rank
 
 
 @dataclass(frozen=True)
@@ -379,7 +383,7 @@ def _random_case_count(raw: Any, where: Path, random_case: RandomCase | None) ->
 
 
 def _input_caps(raw: Any, where: Path, parameters: dict[str, str]) -> InputCaps:
-    keys = {"max_length", "max_elements", "items", "distributions", "scalars"}
+    keys = {"max_length", "max_elements", "items", "distributions", "scalars", "ndim"}
     _require(
         isinstance(raw, dict) and set(raw) <= keys, where, f"[custom] may only set {sorted(keys)}"
     )
@@ -402,12 +406,23 @@ def _input_caps(raw: Any, where: Path, parameters: dict[str, str]) -> InputCaps:
         where,
         "[custom] distributions must list ndarray parameters",
     )
+    ndim = raw.get("ndim", {})
+    _require(
+        isinstance(ndim, dict)
+        and all(
+            parameters.get(n) == "ndarray" and type(d) is int and 1 <= d <= MAX_NDIM
+            for n, d in ndim.items()
+        ),
+        where,
+        f"[custom] ndim maps ndarray parameters to their number of dimensions, 1 to {MAX_NDIM}",
+    )
     return InputCaps(
         max_length=raw.get("max_length", DEFAULT_MAX_LENGTH),
         max_elements=raw.get("max_elements", DEFAULT_MAX_ELEMENTS),
         item_types=dict(items),
         distributions=tuple(distributions),
         scalars=_scalar_ranges(raw.get("scalars", {}), where, parameters),
+        ndim=dict(ndim),
     )
 
 

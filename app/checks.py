@@ -315,6 +315,9 @@ def error_message(run: CaseRun, limits_text: dict[str, str]) -> str:
     if run.outcome is Outcome.output:
         detail = error.message if error and error.message else "too much output"
         return f"output limit exceeded: {detail} (print less, at most {limits_text['output']})"
+    if run.outcome is Outcome.bad_input:
+        detail = f" ({error.type}: {error.message})" if error and error.message else ""
+        return f"your function was not called: this input cannot be made into its arguments{detail}"
     if error is None:
         return "your code failed"
     if run.outcome is Outcome.crashed:

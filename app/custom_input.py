@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from app.catalog import Exercise, InputCaps, ScalarRange
+from app.catalog import MAX_NDIM, Exercise, InputCaps, ScalarRange
 from app.errors import InvalidRequest
 
 MAX_SEED = 2**63 - 1
@@ -97,15 +97,17 @@ def _list(value: Any, name: str, budget: _Budget, item_type: str | None) -> None
             _number(item, where, item_type)
 
 
-def _array(value: Any, name: str, budget: _Budget) -> list[int]:
-    """A rectangular nested list of finite numbers; returns its shape."""
+def _array(value: Any, name: str, budget: _Budget, ndim: int = MAX_NDIM) -> list[int]:
+    """A rectangular nested list of finite numbers, at most ``ndim`` deep; returns its shape."""
     if not isinstance(value, list):
         raise BadInput(f"input.{name}: expected a (nested) list of numbers, got {_kind(value)}")
     budget.length(value, name)
     if not value:
         return [0]
     if all(isinstance(item, list) for item in value):
-        shapes = [_array(item, f"{name}[{i}]", budget) for i, item in enumerate(value)]
+        if ndim <= 1:  # checked on the way down, so a 3000-deep list costs no recursion
+            raise BadInput(f"input.{name}: nested deeper than the array's dimensions allow")
+        shapes = [_array(item, f"{name}[{i}]", budget, ndim - 1) for i, item in enumerate(value)]
         if any(shape != shapes[0] for shape in shapes):
             raise BadInput(f"input.{name}: ragged array: its rows differ in length")
         return [len(value), *shapes[0]]
@@ -116,12 +118,25 @@ def _array(value: Any, name: str, budget: _Budget) -> list[int]:
     return [len(value)]
 
 
-def _empty(value: dict[str, Any], name: str) -> None:
+def _rank(shape: list[int], name: str, ndim: int | None) -> None:
+    """An array of the declared number of dimensions (``[custom] ndim``); an empty one's depth
+    cannot be seen in JSON, so it is spelt ``{"empty": [0, V]}``."""
+    if ndim is None or len(shape) == ndim or 0 in shape:
+        return
+    raise BadInput(
+        f"input.{name}: expected a {ndim}-dimensional array, got {len(shape)} dimension"
+        + ("s" if len(shape) != 1 else "")
+        + f" (shape {shape})"
+    )
+
+
+def _empty(value: dict[str, Any], name: str, ndim: int | None) -> None:
     shape = value.get("empty")
     if (
         set(value) != {"empty"}
         or not isinstance(shape, list)
         or not 1 <= len(shape) <= 2
+        or (ndim is not None and len(shape) != ndim)
         or not all(type(n) is int and n >= 0 for n in shape)
         or 0 not in shape
         or max(shape) > 1000
@@ -210,9 +225,10 @@ def validate(exercise: Exercise, raw: Any) -> list[str]:
         elif kind == "list":
             _list(value, name, budget, caps.item_types.get(name))
         elif kind == "ndarray" and isinstance(value, dict):
-            _empty(value, name)
+            _empty(value, name, caps.ndim.get(name))
         elif kind == "ndarray":
-            _array(value, name, budget)
+            shape = _array(value, name, budget, caps.ndim.get(name, MAX_NDIM))
+            _rank(shape, name, caps.ndim.get(name))
             if name in caps.distributions:
                 note = _rows_problem(value, name)
                 if note:

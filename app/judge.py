@@ -126,6 +126,8 @@ def check_case(
         message = f"no verdict on this input: {case.reference_problem}"
         if run.outcome is Outcome.exhausted:
             message += f"; {feedback.exhausted_sentence(run.draws, None, run.drawn)}"
+        elif run.outcome is Outcome.bad_input:
+            pass  # the learner's function was not called either: the problem says it all
         elif run.outcome is not Outcome.returned:
             message += f"; your function: {checks.error_message(run, _limits_text(exercise))}"
         actual = checks.plain(run.value) if run.outcome is Outcome.returned else None

@@ -238,12 +238,16 @@ def run_job(
         # A driver calls the step thousands of times: a debugging print in it is not output
         # worth a verdict, so it is dropped rather than counted against the cap.
         policy.print_hook = _dropped if drive is not None else capture.write
-        arguments = {
-            name: values.build_argument(kind, inputs[name]) for name, kind in parameters.items()
-        }
+        reply.start_case(index)  # building large arguments is the case's time, too
+        try:
+            arguments = {
+                name: values.build_argument(kind, inputs[name]) for name, kind in parameters.items()
+            }
+        except Exception as exc:  # e.g. an array of 65 dimensions: numpy refuses to build it
+            reply.send(_unbuilt_case(index, exc))
+            continue
         if job.random_mode is RandomMode.global_state:
             np.random.seed(FOREIGN_SEED + index)
-        reply.start_case(index)
         outcome = Outcome.returned
         value: dict[str, Any] | None = None
         error: dict[str, Any] | None = None
@@ -294,6 +298,28 @@ def run_job(
 
 def _dropped(text: str) -> None:
     pass
+
+
+def _unbuilt_case(index: int, exc: Exception) -> dict[str, Any]:
+    """The report of a case whose input could not be made into arguments (nothing was called)."""
+    try:
+        message = str(exc)[:300]
+    except Exception:  # only our own code ran, but the message must never cost the reply
+        message = ""
+    return {
+        "t": "case",
+        "case": index,
+        "outcome": Outcome.bad_input.value,
+        "value": None,
+        "error": {"type": type(exc).__name__, "message": message, "line": None, "trace": ""},
+        "output": "",
+        "output_truncated": False,
+        "duration_ms": 0.0,
+        "draws": None,
+        "inputs_after": None,
+        "drawn": None,
+        "trace": None,
+    }
 
 
 def _trusted_function(source: str, filename: str, name: str) -> Any:

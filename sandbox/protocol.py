@@ -193,6 +193,9 @@ class Outcome(StrEnum):
     memory = "memory"  # the case ran out of memory
     output = "output"  # the case printed more than the output cap
     crashed = "crashed"  # the child died during the case (signal, early exit, broken reply)
+    # The case's input could not be made into arguments (numpy refused it): the input's fault,
+    # never the function's, which was not called.
+    bad_input = "bad_input"
     not_run = "not_run"  # an earlier case used up the submission's time or reply budget
 
 

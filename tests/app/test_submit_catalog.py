@@ -113,3 +113,11 @@ def test_bad_scalar_ranges_are_refused(folder: Path, declared: str) -> None:
     toml.write_text(toml.read_text() + f"\n[custom.scalars]\n{declared}\n")
     with pytest.raises(ExerciseError, match=r"\[custom\] scalars"):
         load_exercise(folder)
+
+
+@pytest.mark.parametrize("declared", ["{ draft_probs = 1 }", "{ target_dist_next = 2 }"])
+def test_an_ndim_for_a_parameter_that_is_no_array_is_refused(folder: Path, declared: str) -> None:
+    toml = folder / "exercise.toml"
+    toml.write_text(toml.read_text() + f"ndim = {declared}\n")
+    with pytest.raises(ExerciseError, match=r"\[custom\] ndim maps ndarray parameters"):
+        load_exercise(folder)

@@ -139,3 +139,36 @@ def test_choose_gamma_scalars_at_the_ends_of_their_ranges_run(api: InProcessClie
     assert response.status_code == 200, response.text
     (test,) = response.json()["tests"]
     assert test["expected"] == [0, 1.0] and test["status"] == "pass"
+
+
+def _nested(depth: int) -> object:
+    value: object = 0.5
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+ARRAYS_OF_THE_WRONG_RANK = [
+    ({**RESAMPLE_INPUT, "q": _nested(65)}, "input.q"),
+    ({**RESAMPLE_INPUT, "q": _nested(3)}, "input.q"),
+    ({**RESAMPLE_INPUT, "p": [0.5, 0.5]}, "input.p: expected a 2-dimensional array"),
+    ({**RESAMPLE_INPUT, "q": {"empty": [0]}}, "input.q"),
+]
+
+
+@pytest.mark.parametrize(("given", "says"), ARRAYS_OF_THE_WRONG_RANK)
+def test_an_array_of_the_wrong_rank_is_a_422_naming_it(
+    api: InProcessClient, given: dict[str, object], says: str
+) -> None:
+    response = api.post(f"{RESAMPLE}/runs", json={"code": "x = 1\n", "input": given})
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"].startswith(says), response.json()
+
+
+def test_a_very_deep_input_is_refused_cleanly(api: InProcessClient) -> None:
+    raw = '{"code": "x = 1", "input": {"p": ' + "[" * 3000 + "]" * 3000 + "}}"
+    response = api.post(
+        f"{RESAMPLE}/runs", content=raw, headers={"content-type": "application/json"}
+    )
+    assert response.status_code in (400, 422), response.text
+    assert "detail" in response.json()

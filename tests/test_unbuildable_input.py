@@ -1,0 +1,60 @@
+"""An input the sandbox cannot make into arguments is that case's problem, reported, not a crash
+of the child, and it never blames the code that was never called."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app import case_sets
+from app.catalog import Catalog
+from app.judge import Judge, build_report
+from app.schemas import Mode, Status
+from sandbox import Outcome
+
+RESAMPLE = "speculative-decoding-resample"
+GOOD = {
+    "p": [[0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]],
+    "q": [[0.5, 0.3, 0.2], [0.2, 0.2, 0.6]],
+    "draft": [0, 2],
+    "rng": {"scripted": [0.5, 0.8, 0.1]},
+}
+
+
+def _deep(depth: int) -> Any:
+    value: Any = 0.5
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+# numpy builds arrays of at most 64 dimensions; 65 is refused by np.array itself.
+UNBUILDABLE = {**GOOD, "q": _deep(65)}
+
+
+def test_the_case_is_reported_and_the_next_case_still_runs(judge: Judge, catalog: Catalog) -> None:
+    exercise = catalog.get(RESAMPLE)
+    assert exercise is not None
+    result = judge.reference(exercise, [UNBUILDABLE, GOOD]).result(timeout=60)
+    assert result.setup is None
+    first, second = result.cases
+    assert first.outcome is Outcome.bad_input and first.error is not None
+    assert first.error.type == "ValueError"
+    assert second.outcome is Outcome.returned
+
+
+def test_neither_the_reference_nor_the_learner_is_blamed(judge: Judge, catalog: Catalog) -> None:
+    exercise = catalog.get(RESAMPLE)
+    assert exercise is not None
+    inputs = [UNBUILDABLE]
+    expected = judge.reference(exercise, inputs).result(timeout=60)
+    learner = judge.submit(exercise, exercise.solution_code, inputs).result(timeout=60)
+    cases = case_sets.expected_cases(exercise, inputs, expected, "your input", "custom")
+    problem = cases[0].reference_problem
+    assert problem is not None
+    assert problem.startswith("this input cannot be made into the function's arguments")
+    report = build_report(exercise, learner, 1.0, cases, Mode.custom)
+    (test,) = report.tests
+    assert test.status == Status.error and test.message is not None
+    assert "cannot be made into the function's arguments" in test.message
+    assert "your code" not in test.message and "raised" not in test.message
+    assert "Sandbox" not in test.message
