@@ -96,6 +96,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from app.judge import Judge
     from app.schemas import Mode
 
+    if args.seed is not None and not args.submit:
+        print("judge: --seed replays Submit's random cases: use it with --submit", file=sys.stderr)
+        return 2
     found = _exercise_and_code(args)
     if found is None:
         return 2
@@ -128,6 +131,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         validate(exercise, raw)  # before a child is started
     except json.JSONDecodeError as exc:
         print(f"judge: --input is not valid JSON: {exc}", file=sys.stderr)
+        return 2
+    except RecursionError:
+        print("judge: --input is nested too deeply to read", file=sys.stderr)
+        return 2
+    except ValueError:  # Python refuses to read an integer of more than 4300 digits
+        print("judge: --input holds a number too long to read", file=sys.stderr)
         return 2
     except BadInput as exc:
         print(f"judge: bad input: {exc.detail}", file=sys.stderr)
@@ -199,6 +208,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seed(text: str) -> int:
+    """A --seed: an integer in the range the HTTP API accepts."""
+    from app.case_sets import MAX_SEED
+
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 0 <= seed <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be an integer from 0 to 2**63 - 1, got {text}")
+    return seed
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="judge", description=__doc__)
     parser.add_argument(
@@ -227,7 +249,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--submit", action="store_true", help="grade as Submit: examples, extra, random cases"
     )
     grade.add_argument(
-        "--seed", type=int, default=None, help="with --submit: replay the random cases of a seed"
+        "--seed",
+        type=_seed,
+        default=None,
+        help="with --submit: replay the random cases of a seed (0 to 2**63 - 1)",
     )
     grade.set_defaults(func=cmd_grade)
 

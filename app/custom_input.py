@@ -78,11 +78,20 @@ def _any_value(value: Any, name: str, budget: _Budget, depth: int = 0) -> None:
     elif isinstance(value, dict):
         budget.length(list(value), name)
         for key, item in value.items():
+            _text(key, f"{name} (a key)")
             _any_value(item, f"{name}.{key}", budget, depth + 1)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         _number(value, name)
     elif isinstance(value, str):
+        _text(value, name)
         budget.spend(len(value) // 64, name)
+
+
+def _text(value: str, name: str) -> None:
+    # HTTP's JSON parser refuses a lone surrogate ("\ud800"); Python's json (the CLI's) lets
+    # it through, and no report holding it could be encoded.
+    if any("\ud800" <= char <= "\udfff" for char in value):
+        raise BadInput(f"input.{name}: the text holds a lone surrogate (not valid Unicode)")
 
 
 def _list(value: Any, name: str, budget: _Budget, item_type: str | None) -> None:

@@ -238,3 +238,73 @@ def test_run_with_a_bad_input_prints_one_line_and_exits_2(given: str, words: str
     assert done.returncode == 2
     assert done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and words in done.stderr, done.stderr
+
+
+RESAMPLE_SOLUTION = str(ROOT / "exercises" / "speculative-decoding-resample" / "solution.py")
+RESAMPLE_INPUT = (
+    '{"p": P, "q": [[0.5, 0.3, 0.2], [0.2, 0.2, 0.6]], "draft": [0, 2], '
+    '"rng": {"scripted": [0.5, 0.8, 0.1]}}'
+)
+
+
+@pytest.mark.parametrize(
+    ("given", "words"),
+    [
+        (VERIFY_INPUT.replace("[3, 4]", "[3, 1" + "0" * 400 + "]"), "integers must lie within"),
+        (VERIFY_INPUT.replace("[3, 4]", "[3, 1" + "0" * 5000 + "]"), "a number too long to read"),
+        (VERIFY_INPUT.replace("null", "[" * 3000 + "]" * 3000), "nested too deeply"),
+        (VERIFY_INPUT.replace("null", '"\\ud800"'), "input.target_dist_next: the text holds"),
+        (VERIFY_INPUT.replace("null", '{"\\udfff": 1}'), "lone surrogate"),
+    ],
+    ids=["400 digits", "5000 digits", "3000 deep", "lone surrogate", "surrogate key"],
+)
+def test_run_with_a_hostile_input_prints_one_line_and_exits_2(given: str, words: str) -> None:
+    done = judge(
+        "run", "speculative-decoding-verify", str(VERIFY / "solution.py"), "--input", given,
+        "--json",
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and words in done.stderr, done.stderr
+
+
+def test_run_with_huge_probabilities_reports_them_as_a_note() -> None:
+    given = RESAMPLE_INPUT.replace("P", "[[1e308, 1e308, 0], [0.5, 0.5, 0], [0.5, 0.5, 0]]")
+    done = judge(
+        "run", "speculative-decoding-resample", RESAMPLE_SOLUTION, "--input", given, "--json"
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    (test,) = json.loads(done.stdout)["tests"]
+    assert "p row 0 is not a probability distribution (p[0][0] = 1e+308 is above 1)" in (
+        test["message"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("seed", "words"),
+    [
+        ("-1", "argument --seed: must be an integer from 0 to 2**63 - 1, got -1"),
+        (str(2**63), "argument --seed: must be an integer from 0 to 2**63 - 1"),
+        ("seven", "argument --seed: expected an integer, got 'seven'"),
+    ],
+)
+def test_a_seed_out_of_range_is_refused_without_a_traceback(seed: str, words: str) -> None:
+    done = judge("grade", "speculative-decoding-verify", str(VERIFY / "solution.py"), "--submit",
+                 "--seed", seed)  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    assert words in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_seed_without_submit_is_refused() -> None:
+    done = judge("grade", "speculative-decoding-verify", str(VERIFY / "solution.py"), "--seed", "3")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == (
+        "judge: --seed replays Submit's random cases: use it with --submit"
+    )
+
+
+def test_the_largest_seed_is_graded() -> None:
+    done = judge("grade", "speculative-decoding-verify", str(VERIFY / "solution.py"), "--submit",
+                 "--seed", str(2**63 - 1), "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verdict"] == "accepted"
