@@ -275,8 +275,9 @@ def test_run_with_huge_probabilities_reports_them_as_a_note() -> None:
     )
     assert "Traceback" not in done.stderr, done.stderr
     (test,) = json.loads(done.stdout)["tests"]
-    assert "p row 0 is not a probability distribution (p[0][0] = 1e+308 is above 1)" in (
-        test["message"]
+    assert (
+        "p row 0 is not a probability distribution (p[0][0] = 1e+308 is above 1)"
+        in (test["message"])
     )
 
 
