@@ -23,7 +23,7 @@ import numpy as np
 from app.checks import parse_type
 from app.distribution import DistributionCheck, load_check
 from app.tolerance import EXACT, Tolerance
-from sandbox import Job, Limits, RandomMode
+from sandbox import SNAPSHOT_ITEMS, Job, Limits, RandomMode
 
 EXERCISES_DIR = Path(__file__).resolve().parent.parent / "exercises"
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -35,7 +35,9 @@ DEFAULT_RANDOM_CASES = 20
 MAX_RANDOM_CASES = 200
 # Custom inputs: the longest list or array dimension, and every number of an input together.
 DEFAULT_MAX_LENGTH = 1000
-DEFAULT_MAX_ELEMENTS = 100_000
+# Within what the sandbox sends back of the arguments after a call (the mutation check): an
+# input past it could not be checked, so none is allowed.
+DEFAULT_MAX_ELEMENTS = SNAPSHOT_ITEMS
 # The most dimensions a custom ndarray input may have (numpy's own limit is 64), and the default
 # for a parameter whose ``[custom] ndim`` is not declared.
 MAX_NDIM = 8
@@ -392,6 +394,12 @@ def _input_caps(raw: Any, where: Path, parameters: dict[str, str]) -> InputCaps:
         _require(
             type(value) is int and value > 0, where, f"[custom] {key} must be a positive integer"
         )
+    _require(
+        raw.get("max_elements", 1) <= SNAPSHOT_ITEMS,
+        where,
+        f"[custom] max_elements may be at most {SNAPSHOT_ITEMS}, what the sandbox sends back "
+        "of the arguments for the mutation check",
+    )
     items = raw.get("items", {})
     _require(
         isinstance(items, dict)

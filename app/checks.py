@@ -94,6 +94,21 @@ def describe(tagged: Any) -> str:
     return str(kind)
 
 
+class Unshown(str):
+    """A value the sandbox could not show (too large): text for display that equals nothing,
+    not even another placeholder, so two values that were never seen are never "equal"."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    def __ne__(self, other: object) -> bool:
+        return True
+
+    __hash__ = str.__hash__
+
+
 def plain(tagged: Any) -> Any:
     """A tagged value as plain JSON for display and comparison (tuples become lists)."""
     if not isinstance(tagged, dict):
@@ -110,11 +125,11 @@ def plain(tagged: Any) -> Any:
             if isinstance(pair, list) and len(pair) == 2
         }
     if kind == "int" and tagged.get("big"):
-        return "<an int too large to show>"
+        return Unshown("<an int too large to show>")
     if kind == "object":
         return f"<{tagged.get('type', 'object')} object: {tagged.get('repr', '')}>"
     if kind == "too_big":
-        return f"<{tagged.get('type', 'value')} too large to show>"
+        return Unshown(f"<{tagged.get('type', 'value')} too large to show>")
     return value
 
 
@@ -265,14 +280,44 @@ def draws_problem(actual: int | None, expected: int | None) -> str | None:
 _MUTATION_TOLERANCE = Tolerance(rel_tol=1e-9, abs_tol=1e-12)
 
 
+def _unseen(snapshot: Any) -> bool:
+    """Whether a snapshot holds a part the sandbox could not send (too big to compare)."""
+    if isinstance(snapshot, dict):
+        if snapshot.get("t") == "too_big" or snapshot.get("big"):
+            return True
+        return any(_unseen(item) for item in snapshot.values())
+    if isinstance(snapshot, list):
+        return any(_unseen(item) for item in snapshot)
+    return False
+
+
+def unchecked_arguments(after: dict[str, Any] | None, kinds: dict[str, str]) -> list[str]:
+    """The arguments whose state after the call was too big to send back, so not checked."""
+    if after is None:
+        return []
+    return [name for name in kinds if name in after and _unseen(after[name])]
+
+
+def unchecked_note(names: list[str]) -> str | None:
+    """The sentence saying which arguments the mutation check could not look at."""
+    if not names:
+        return None
+    listed = ", ".join(names)
+    return (
+        f"the judge could not check whether your function changed {listed}: too large to "
+        "compare after the call"
+    )
+
+
 def mutation_problem(
     inputs: dict[str, Any], after: dict[str, Any] | None, kinds: dict[str, str]
 ) -> str | None:
-    """Which argument the function changed in place, if any."""
+    """Which argument the function changed in place, if any (of those small enough to see)."""
     if after is None:
         return None
+    unchecked = unchecked_arguments(after, kinds)
     for name, kind in kinds.items():
-        if name not in after:
+        if name not in after or name in unchecked:
             continue
         now = after[name] if kind == "ndarray" else plain(after[name])
         # Python's == first: it runs in C and settles the usual case (untouched) at once; an

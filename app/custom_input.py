@@ -11,6 +11,7 @@ from typing import Any
 
 from app.catalog import MAX_NDIM, Exercise, InputCaps, ScalarRange
 from app.errors import InvalidRequest
+from sandbox import SNAPSHOT_TEXT
 
 MAX_SEED = 2**63 - 1
 # Integers of a custom input fit in 64 bits: a float conversion of a larger one overflows, and
@@ -77,6 +78,7 @@ def _any_value(value: Any, name: str, budget: _Budget, depth: int = 0) -> None:
             _any_value(item, f"{name}[{position}]", budget, depth + 1)
     elif isinstance(value, dict):
         budget.length(list(value), name)
+        budget.spend(len(value), name)  # the sandbox's snapshot holds a key and a value each
         for key, item in value.items():
             _text(key, f"{name} (a key)")
             _any_value(item, f"{name}.{key}", budget, depth + 1)
@@ -84,7 +86,6 @@ def _any_value(value: Any, name: str, budget: _Budget, depth: int = 0) -> None:
         _number(value, name)
     elif isinstance(value, str):
         _text(value, name)
-        budget.spend(len(value) // 64, name)
 
 
 def _text(value: str, name: str) -> None:
@@ -92,6 +93,10 @@ def _text(value: str, name: str) -> None:
     # it through, and no report holding it could be encoded.
     if any("\ud800" <= char <= "\udfff" for char in value):
         raise BadInput(f"input.{name}: the text holds a lone surrogate (not valid Unicode)")
+    if len(value) > SNAPSHOT_TEXT:  # longer, the sandbox could not show it back whole
+        raise BadInput(
+            f"input.{name}: {len(value)} characters; at most {SNAPSHOT_TEXT} are allowed"
+        )
 
 
 def _list(value: Any, name: str, budget: _Budget, item_type: str | None) -> None:
@@ -229,6 +234,8 @@ def validate(exercise: Exercise, raw: Any) -> list[str]:
     notes = []
     for name, kind in exercise.parameters.items():
         value = raw[name]
+        if kind != "rng":
+            budget.spend(1, name)  # the argument itself, as the sandbox's snapshot counts it
         if kind == "rng":
             _rng(value, name, budget)
         elif kind == "list":

@@ -169,6 +169,9 @@ def check_case(
     message = "; ".join(problems)
     if message and explanation:
         message += ". " + explanation
+    unchecked = checks.unchecked_note(checks.unchecked_arguments(run.inputs_after, kinds))
+    if unchecked:  # said even on a pass: the check was skipped, not passed
+        message = f"{message}; {unchecked}" if message else unchecked
     return result(status, actual, message or None)
 
 

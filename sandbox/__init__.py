@@ -14,7 +14,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the same names, for type checkers (at run time they load on first use)
-    from sandbox.limits import Limits
+    from sandbox.limits import SNAPSHOT_ITEMS, SNAPSHOT_TEXT, Limits
     from sandbox.pool import Pool, PoolSaturated, SandboxUnavailable
     from sandbox.protocol import (
         CaseRun,
@@ -29,6 +29,8 @@ if TYPE_CHECKING:  # the same names, for type checkers (at run time they load on
 
 _HOMES = {
     "Limits": "sandbox.limits",
+    "SNAPSHOT_ITEMS": "sandbox.limits",
+    "SNAPSHOT_TEXT": "sandbox.limits",
     "Pool": "sandbox.pool",
     "PoolSaturated": "sandbox.pool",
     "SandboxUnavailable": "sandbox.pool",
@@ -51,6 +53,8 @@ __all__ = [
     "PoolSaturated",
     "RandomMode",
     "RunResult",
+    "SNAPSHOT_ITEMS",
+    "SNAPSHOT_TEXT",
     "SandboxUnavailable",
     "SetupFailure",
     "SetupKind",

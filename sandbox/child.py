@@ -270,11 +270,7 @@ def run_job(
         if job.random_mode is RandomMode.generator and job.rng_argument is not None:
             draws = arguments[job.rng_argument].draws
             drawn = arguments[job.rng_argument].drawn_values
-        inputs_after = {
-            name: values.snapshot_argument(kind, arguments[name])
-            for name, kind in parameters.items()
-            if kind in ("list", "ndarray", "value")
-        }
+        inputs_after = values.snapshot_arguments(dict(parameters), arguments)
         reply.send(
             {
                 "t": "case",

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# After each call the child sends back every argument it handed over (the mutation check): up to
+# this many values in all, for all the arguments of one case together (about 0.4-0.8 MB of JSON,
+# within a job's reply budget), and strings up to SNAPSHOT_TEXT characters. Past either, an
+# argument comes back as "too big" and is not checked; a learner's own input stays within both.
+SNAPSHOT_ITEMS = 20_000
+SNAPSHOT_TEXT = 2_000
+
 # A sleeping or blocked child uses no CPU: the wall clock stops it at this many times its CPU
 # budget (CMS uses 2 x limit + 1 s; a shared, loaded machine needs the slack, a sleeper no more).
 WALL_FACTOR = 2

@@ -12,9 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from sandbox.limits import SNAPSHOT_ITEMS, SNAPSHOT_TEXT
+
 MAX_ITEMS = 10_000
 MAX_DEPTH = 32
-MAX_TEXT = 2_000
+MAX_TEXT = SNAPSHOT_TEXT
 MAX_INT_BITS = 256
 
 
@@ -247,13 +249,32 @@ def _copy(raw: Any) -> Any:
     return raw
 
 
-def snapshot_argument(kind: str, value: Any) -> Any:
-    """The state of a mutable argument after the call, as JSON, for the mutation check."""
-    if kind == "rng":
-        return None
-    if kind == "ndarray" and type(value) is np.ndarray:
-        return _clean_floats(value.tolist())
-    return tag(value)
+def snapshot_arguments(kinds: dict[str, str], arguments: dict[str, Any]) -> dict[str, Any]:
+    """The state of the mutable arguments after the call, as JSON, for the mutation check.
+
+    All of them together hold at most SNAPSHOT_ITEMS values; one that does not fit in what is
+    left comes back as ``{"t": "too_big"}``, which the trusted side never takes for an input.
+    """
+    budget = [SNAPSHOT_ITEMS]
+    return {
+        name: _snapshot(kind, arguments[name], budget)
+        for name, kind in kinds.items()
+        if kind in ("list", "ndarray", "value")
+    }
+
+
+def _snapshot(kind: str, value: Any, budget: list[int]) -> Any:
+    left = budget[0]
+    try:
+        if kind == "ndarray" and type(value) is np.ndarray:
+            budget[0] -= int(value.size) + 1
+            if budget[0] < 0:
+                raise TooBig
+            return _clean_floats(value.tolist())
+        return _tag(value, 0, budget)
+    except (TooBig, RecursionError):
+        budget[0] = left  # what did not fit costs nothing: a later, smaller argument may
+        return {"t": "too_big", "type": type(value).__name__}
 
 
 def json_data(value: Any) -> Any:

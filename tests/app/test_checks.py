@@ -249,3 +249,29 @@ def test_a_tolerance_is_refused_unless_it_makes_sense(fields, complaint) -> None
 def test_the_default_tolerance_is_exact() -> None:
     assert EXACT.exact and Tolerance() == EXACT and not TOLERANT.exact
     assert EXACT.allows(0.3, 0.3) and not EXACT.allows(0.1 + 0.2, 0.3)
+
+
+def test_values_too_large_to_show_are_never_equal_not_even_to_each_other() -> None:
+    from app.checks import mutation_problem, plain, same
+
+    big = {"t": "int", "v": None, "big": True}
+    huge = {"t": "too_big", "type": "list"}
+    assert not same(plain(big), plain(big))
+    assert not same(plain(huge), plain(huge))
+    assert not same([plain(big)], [plain(big)])
+    assert plain(big) != plain(big)
+    # A placeholder after the call is an unchecked argument, not a modified one.
+    kinds = {"xs": "list"}
+    assert mutation_problem({"xs": [1]}, {"xs": huge}, kinds) is None
+    after = {"xs": {"t": "list", "v": [big]}}
+    assert mutation_problem({"xs": [1]}, after, kinds) is None
+
+
+def test_unchecked_arguments_are_named() -> None:
+    from app.checks import unchecked_arguments, unchecked_note
+
+    kinds = {"a": "list", "b": "ndarray", "c": "value"}
+    after = {"a": {"t": "list", "v": []}, "b": {"t": "too_big", "type": "ndarray"}, "c": None}
+    assert unchecked_arguments(after, kinds) == ["b"]
+    assert unchecked_note([]) is None
+    assert "changed b:" in (unchecked_note(["b"]) or "")

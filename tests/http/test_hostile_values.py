@@ -172,3 +172,63 @@ def test_a_very_deep_input_is_refused_cleanly(api: InProcessClient) -> None:
     )
     assert response.status_code in (400, 422), response.text
     assert "detail" in response.json()
+
+
+def _verify_solution() -> str:
+    return (EXERCISES_DIR / "speculative-decoding-verify" / "solution.py").read_text()
+
+
+def test_correct_code_on_the_largest_legal_input_is_not_said_to_modify_it(
+    api: InProcessClient,
+) -> None:
+    rows = [[0.0] * 1000 for _ in range(19)]  # with the rest, just under the 20000 values
+    given = {**VERIFY_INPUT, "target_dist_next": rows, "draft_tokens": [3, 2**63 - 1]}
+    response = api.post(f"{VERIFY}/runs", json={"code": _verify_solution(), "input": given})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    (test,) = body["tests"]
+    assert body["verdict"] == "accepted" and test["message"] is None, test["message"]
+
+
+def test_an_input_past_what_the_mutation_check_can_see_is_a_422(api: InProcessClient) -> None:
+    rows = [[0.0] * 1000 for _ in range(20)]
+    given = {**VERIFY_INPUT, "target_dist_next": rows}
+    response = api.post(f"{VERIFY}/runs", json={"code": _verify_solution(), "input": given})
+    assert response.status_code == 422
+    assert response.json()["detail"].startswith("input.target_dist_next[19]: the input holds more")
+
+
+def test_text_is_legal_up_to_what_the_sandbox_shows_back_whole(api: InProcessClient) -> None:
+    code = _verify_solution()
+    fits = api.post(
+        f"{VERIFY}/runs",
+        json={"code": code, "input": {**VERIFY_INPUT, "target_dist_next": "x" * 2000}},
+    ).json()
+    assert fits["verdict"] == "accepted" and fits["tests"][0]["message"] is None
+    over = api.post(
+        f"{VERIFY}/runs",
+        json={"code": code, "input": {**VERIFY_INPUT, "target_dist_next": "x" * 2001}},
+    )
+    assert over.status_code == 422
+    assert (
+        over.json()["detail"] == "input.target_dist_next: 2001 characters; at most 2000 are allowed"
+    )
+
+
+def test_an_argument_grown_past_the_snapshot_is_said_to_be_unchecked_not_modified(
+    api: InProcessClient,
+) -> None:
+    code = _verify_solution().replace(
+        "def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):",
+        "def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):\n"
+        "    target_dist_next.extend([0.0] * 30000)",
+    )
+    assert "extend" in code
+    given = {**VERIFY_INPUT, "target_dist_next": [0.5]}
+    body = api.post(f"{VERIFY}/runs", json={"code": code, "input": given}).json()
+    (test,) = body["tests"]
+    assert "modified" not in test["message"]
+    assert test["message"] == (
+        "the judge could not check whether your function changed target_dist_next: too large to "
+        "compare after the call"
+    )

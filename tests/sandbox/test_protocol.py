@@ -19,3 +19,25 @@ def test_raw_surrogate_bytes_are_replaced_too_and_escaped_backslashes_are_left_a
     frame = len(raw).to_bytes(4, "big") + raw
     (read,) = FrameReader().feed(frame)
     assert read == {"a": "\ufffd", "b": "\\ud800"}
+
+
+def test_arguments_share_one_snapshot_budget_and_a_big_one_does_not_spend_it() -> None:
+    import numpy as np
+
+    from sandbox.limits import SNAPSHOT_ITEMS
+    from sandbox.values import snapshot_arguments
+
+    kinds = {"big": "list", "array": "ndarray", "small": "value", "rng": "rng"}
+    arguments = {
+        "big": [0.0] * SNAPSHOT_ITEMS,  # with its own node, one more than fits
+        "array": np.zeros((10, 10)),
+        "small": {"k": [1, 2]},
+        "rng": object(),
+    }
+    after = snapshot_arguments(kinds, arguments)
+    assert after["big"] == {"t": "too_big", "type": "list"}
+    assert after["array"] == [[0.0] * 10] * 10
+    assert after["small"]["t"] == "dict"
+    assert "rng" not in after
+    fits = snapshot_arguments({"xs": "list"}, {"xs": [0.0] * (SNAPSHOT_ITEMS - 1)})
+    assert len(fits["xs"]["v"]) == SNAPSHOT_ITEMS - 1
