@@ -39,9 +39,7 @@ def test_the_layout_names_every_module_of_the_app_and_the_sandbox() -> None:
 def test_the_layout_names_every_top_level_folder() -> None:
     layout = _layout()
     folders = [
-        path.name
-        for path in sorted(ROOT.iterdir())
-        if path.is_dir() and _tracked(path.name)
+        path.name for path in sorted(ROOT.iterdir()) if path.is_dir() and _tracked(path.name)
     ]
     missing = [name for name in folders if f"{name}/" not in layout]
     assert missing == [], f"README.md's layout does not name {missing}"
