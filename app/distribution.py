@@ -19,6 +19,7 @@ times smaller. Seeds are fixed, so a verdict is reproducible.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,16 +130,28 @@ def load_check(raw: Any, folder: Path) -> DistributionCheck | None:
     return DistributionCheck(source, tuple(pairs))
 
 
+# CPU time the check allows per call of the step: the reference takes about 0.25 ms here, so a
+# correct step eight times slower still passes (1,400 calls: 2.8 s of CPU, in the slow lane).
+STEP_ALLOWANCE_MS = 2.0
+
+
 def check_job(
     check: DistributionCheck, code: str, entry_point: str, helpers: str, limits: Limits
 ) -> Job:
-    """The learner's code, the trusted driver, one case per declared pair."""
+    """The learner's code, the trusted driver, one case per declared pair.
+
+    The check calls the step ~1,400 times where a case calls it once, so it has a time budget
+    of its own, scaled by its trials: the exercise's (one second for all the exact cases) made a
+    correct step only two or three times slower than the reference fail the check, and the
+    reference itself on a busy machine (red team, round 2)."""
+    trials = sum(pair.trials for pair in check.pairs)
+    budget = max(limits.time_ms, math.ceil(trials * STEP_ALLOWANCE_MS))
     return Job(
         code=code,
         entry_point=entry_point,
         cases=tuple(pair.inputs() for pair in check.pairs),
         parameters={"p": "ndarray", "q": "ndarray", "trials": "value", "seed": "value"},
-        limits=limits,
+        limits=dataclasses.replace(limits, time_ms=budget),
         helpers=helpers,
         driver=check.driver,
     )

@@ -81,7 +81,7 @@ def learner_error(exc: BaseException) -> dict[str, Any]:
     )
     try:
         message = str(exc)
-    except Exception:  # a learner exception whose __str__ raises
+    except BaseException:  # a learner __str__ may raise anything, SystemExit included
         message = "<unprintable message>"
     return {"type": type(exc).__name__, "message": message[:2000], "line": line, "trace": trace}
 

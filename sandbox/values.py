@@ -33,7 +33,7 @@ def _float(value: float) -> Any:
 def _short_repr(value: Any) -> str:
     try:
         text = repr(value)
-    except Exception as exc:  # a learner __repr__ may raise anything
+    except BaseException as exc:  # a learner __repr__ may raise anything, SystemExit included
         text = f"<unprintable {type(exc).__name__}>"
     if not isinstance(text, str):
         return "<unprintable>"

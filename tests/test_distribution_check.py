@@ -153,3 +153,31 @@ def test_submit_reports_the_check_after_the_cases(judge: Judge, exercise: Exerci
     # Run never runs the check.
     run = judge.grade(exercise, code)
     assert all(t.group != Group.check for t in run.tests)
+
+
+def test_a_correct_step_slower_than_the_reference_still_passes(
+    judge: Judge, exercise: Exercise
+) -> None:
+    # Red team, round 2: fifteen harmless checks per call (a few times the reference's cost)
+    # ran the check past the exercise's one-second budget; the check has its own budget now.
+    slower = exercise.solution_code.replace(
+        "    gamma = len(draft)\n",
+        "    gamma = len(draft)\n"
+        "    for _ in range(15):\n"
+        "        assert abs(float(np.sum(p[0])) - 1.0) < 1e-6\n",
+        1,
+    )
+    assert slower != exercise.solution_code
+    rows = judge.check_rows(exercise, slower, exact_failed=False)
+    assert [row.status for row in rows] == [Status.passed] * len(rows), [r.message for r in rows]
+
+
+def test_the_check_job_has_a_budget_scaled_by_its_trials(exercise: Exercise) -> None:
+    from app.distribution import STEP_ALLOWANCE_MS, check_job
+
+    assert exercise.distribution is not None
+    job = check_job(exercise.distribution, "", exercise.entry_point, "", exercise.limits)
+    trials = sum(pair.trials for pair in exercise.distribution.pairs)
+    assert job.limits.time_ms == max(exercise.limits.time_ms, round(trials * STEP_ALLOWANCE_MS))
+    assert job.limits.time_ms > exercise.limits.time_ms
+    assert job.limits.memory_mb == exercise.limits.memory_mb

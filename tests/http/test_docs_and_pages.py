@@ -52,6 +52,7 @@ def test_openapi_has_the_report_and_error_schemas(client: InProcessClient) -> No
         "status",
         "mode",
         "seed",
+        "replayed_seed",
         "verdict",
         "message",
         "passed",

@@ -120,6 +120,37 @@ def test_ndarray_values_are_not_accepted_and_named(
     assert all(named in (test.message or "") for test in report.tests), report.tests[0].message
 
 
+@pytest.mark.parametrize("escape", ["SystemExit(0)", "KeyboardInterrupt()"])
+def test_an_exception_whose_str_raises_is_still_reported_as_raised(
+    hostile_judge: Judge, escape: str
+) -> None:
+    # Red team, round 2: a learner __str__ raising a BaseException ended the harness (exit 70).
+    code = (
+        "class E(Exception):\n"
+        "    def __str__(self):\n"
+        f"        raise {escape}\n"
+        "def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):\n"
+        "    raise E()\n"
+    )
+    report, _ = grade(hostile_judge, code)
+    assert report.verdict == Verdict.runtime_error
+    for test in report.tests:
+        assert "E" in (test.message or "") and "exit code" not in (test.message or ""), test.message
+
+
+def test_a_returned_object_whose_repr_raises_is_described_not_fatal(hostile_judge: Judge) -> None:
+    code = (
+        "class Bad:\n"
+        "    def __repr__(self):\n"
+        "        raise KeyboardInterrupt()\n"
+        "def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):\n"
+        "    return [Bad()], 1\n"
+    )
+    report, _ = grade(hostile_judge, code)
+    assert report.verdict == Verdict.wrong_answer
+    assert all("exit code" not in (test.message or "") for test in report.tests)
+
+
 # -- forged replies -----------------------------------------------------------------------------
 
 
