@@ -67,7 +67,8 @@ def _json_object(raw: bytes) -> dict[str, Any]:
     if not isinstance(message, dict):
         raise ProtocolError("frame is not a JSON object")
     if _SURROGATE_HINT.search(raw):  # rare; the common frame pays one scan of its bytes
-        message = _without_surrogates(message)
+        cleaned: dict[str, Any] = _without_surrogates(message)
+        return cleaned
     return message
 
 
