@@ -7,7 +7,8 @@ from typing import Any
 
 from app import case_sets
 from app.catalog import Catalog
-from app.judge import Judge, build_report
+from app.judge import Judge
+from app.reports import build_report
 from app.schemas import Mode, Status
 from sandbox import Outcome
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.distribution import DistributionCheck, Pair, check_rows
-from app.judge import with_check_rows
+from app.reports import with_check_rows
 from app.schemas import Report, Status, Verdict
 from sandbox import CaseRun, ErrorInfo, Outcome, RunResult
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from app.catalog import Catalog, Exercise
-from app.judge import build_report
+from app.reports import build_report
 from app.schemas import Status, Verdict
 from sandbox import CaseRun, ErrorInfo, Outcome, RunResult, SetupFailure, SetupKind
 
