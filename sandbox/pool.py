@@ -13,6 +13,7 @@ import hashlib
 import itertools
 import json
 import os
+import queue
 import select
 import subprocess
 import sys
@@ -74,6 +75,40 @@ def _enlarge_pipe(fd: int) -> None:
         fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES)
     except OSError:  # above /proc/sys/fs/pipe-max-size for an unprivileged user: keep the default
         pass
+
+
+class _Writer:
+    """The one thread that writes to a zygote's stdin: no caller ever blocks on that pipe.
+
+    The host's reader thread must always be free to drain the zygote's replies. A zygote busy
+    writing a reply reads no jobs, and a caller blocked writing a job while it held the pool's
+    lock stopped the reader too: a deadlock for good (red team, round 3: large job bodies and
+    large replies together). Frames keep their order; what is queued is bounded by the pool's
+    capacity (at most one frame per job in flight, and its helpers).
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self._frames: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="sandbox-writer", daemon=True)
+        self._thread.start()
+
+    def put(self, frame: bytes) -> None:
+        self._frames.put(frame)
+
+    def _run(self) -> None:
+        while (frame := self._frames.get()) is not None:
+            try:
+                self._stream.write(frame)
+                self._stream.flush()
+            except (OSError, ValueError):
+                return  # the zygote is gone: the reader sees it and fails the pending work
+
+    def finish(self, timeout: float) -> None:
+        """Write what is queued (at most ``timeout`` seconds), then stop."""
+        self._frames.put(None)
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout)
 
 
 class PoolSaturated(RuntimeError):
@@ -142,6 +177,7 @@ class Pool:
         self._ids = itertools.count(1)
         self._process: subprocess.Popen[bytes] | None = None
         self._reader: threading.Thread | None = None
+        self._writer: _Writer | None = None
         self._layers: dict[str, bool] = {}
         self._reasons: dict[str, str] = {}
         self._landlock_abi = 0
@@ -195,8 +231,12 @@ class Pool:
         abi = ready.get("landlock_abi")
         self._landlock_abi = abi if type(abi) is int else 0
         self._process = process
+        writer = self._writer = _Writer(process.stdin)
         self._reader = threading.Thread(
-            target=self._read_results, args=(process, reader), name="sandbox-reader", daemon=True
+            target=self._read_results,
+            args=(process, reader, writer),
+            name="sandbox-reader",
+            daemon=True,
         )
         self._reader.start()
 
@@ -206,18 +246,23 @@ class Pool:
             if self._closed:
                 return
             self._closed = True
-            process = self._process
+            process, writer = self._process, self._writer
         if process is not None:
-            self._stop_process(process)
+            self._stop_process(process, writer)
         if self._reader is not None and self._reader is not threading.current_thread():
             self._reader.join(timeout=5)
         self._fail_pending(SandboxUnavailable("the sandbox pool was closed"))
 
     @staticmethod
-    def _stop_process(process: subprocess.Popen[bytes]) -> None:
+    def _stop_process(process: subprocess.Popen[bytes], writer: _Writer | None = None) -> None:
+        stop = protocol.encode_with_body({"op": "stop"})
         try:
             assert process.stdin is not None
-            process.stdin.write(protocol.encode_with_body({"op": "stop"}))
+            if writer is not None:  # after what it has queued, from its own thread
+                writer.put(stop)
+                writer.finish(timeout=1.0)
+            else:
+                process.stdin.write(stop)
             process.stdin.close()
         except (BrokenPipeError, OSError, ValueError):
             pass
@@ -260,8 +305,11 @@ class Pool:
         with self._lock:
             if self._closed:
                 raise SandboxUnavailable("the sandbox pool is closed")
-            demoted = sum(job.demoted for job in self._pending.values())
-            if len(self._pending) - demoted >= self.workers + self.queue_size:
+            # Parked jobs do not hold a fast slot, but no more than the slow lane's worth are
+            # left out of the count: a demoted job whose child ended starts again, and when the
+            # slow lane is full it waits in the fast queue (red team, round 3: 192 in flight).
+            parked = min(self.slow_lane, sum(job.demoted for job in self._pending.values()))
+            if len(self._pending) - parked >= self.workers + self.queue_size:
                 raise PoolSaturated(f"all {self.workers} workers busy and the queue is full")
             self._memory_mb = max(self._memory_mb, job.limits.memory_mb)
             if self._process is None or self._process.poll() is not None:
@@ -304,18 +352,18 @@ class Pool:
         self._write(protocol.encode_with_body(header, pending.body))
 
     def _write(self, frame: bytes) -> None:
-        try:
-            assert self._process is not None and self._process.stdin is not None
-            self._process.stdin.write(frame)
-            self._process.stdin.flush()
-        except (AssertionError, BrokenPipeError, OSError, ValueError) as exc:
-            raise SandboxUnavailable(f"the sandbox is not reachable: {exc}") from None
+        """Queue a frame for the zygote (never blocks; caller holds the lock)."""
+        if self._process is None or self._writer is None or self._process.poll() is not None:
+            raise SandboxUnavailable("the sandbox is not reachable")
+        self._writer.put(frame)
 
     def run(self, job: Job, timeout: float | None = None) -> RunResult:
         """Blocking convenience around submit()."""
         return self.submit(job).result(timeout)
 
-    def _read_results(self, process: subprocess.Popen[bytes], reader: protocol.FrameReader) -> None:
+    def _read_results(
+        self, process: subprocess.Popen[bytes], reader: protocol.FrameReader, writer: _Writer
+    ) -> None:
         assert process.stdout is not None
         fd = process.stdout.fileno()
         try:
@@ -331,7 +379,7 @@ class Pool:
         with self._lock:
             if self._process is process:
                 self._process = None
-        self._stop_process(process)  # also reaps a dead one and closes its pipes
+        self._stop_process(process, writer)  # also reaps a dead one and closes its pipes
         self._fail_pending(SandboxUnavailable("the sandbox stopped while grading"))
 
     def _deliver(self, header: dict[str, Any], mailbox: bytes) -> None:

@@ -237,3 +237,23 @@ def test_one_job_shares_one_reply_budget_across_its_children(pool: Pool) -> None
     first_over = outcomes.index("output")
     assert outcomes[:first_over] == ["returned"] * first_over
     assert outcomes[first_over + 1 :] == ["not_run"] * (39 - first_over)
+
+
+def test_large_job_bodies_and_large_replies_together_never_deadlock() -> None:
+    # Red team, round 3: a caller blocked writing a job (the pool's lock held) while the zygote
+    # was blocked writing a reply nobody read: the server hung for good. 64 KB of code that JSON
+    # escapes six-fold, and replies near the mailbox's cap, many at once.
+    code = "# " + "\x01" * 60_000 + "\ndef f(x):\n    return ['y' * 2000] * 480\n"
+    job = Job(
+        code=code,
+        entry_point="f",
+        cases=tuple({"x": i} for i in range(4)),
+        parameters={"x": "value"},
+        limits=Limits(time_ms=4000, memory_mb=128, code_bytes=128 * 1024),
+    )
+    with Pool(workers=2, queue_size=24) as pool:
+        futures = [pool.submit(job) for _ in range(24)]
+        results = [future.result(timeout=90) for future in futures]
+        assert pool.status()["alive"]
+    for result in results:
+        assert result.cases and result.cases[0].outcome == "returned"
