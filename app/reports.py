@@ -180,6 +180,19 @@ def _value_problems(
     return [problem] if problem else []
 
 
+def _unrun(case: Case, message: str) -> CaseResult:
+    """The row of a case that never ran, saying why."""
+    return CaseResult(
+        name=case.name,
+        status=Status.error,
+        group=Group(case.group),
+        hint=case.hint,
+        input=case.input,
+        expected=case.expected.get("value"),
+        message=message,
+    )
+
+
 def build_report(
     exercise: Exercise,
     result: RunResult,
@@ -205,17 +218,7 @@ def build_report(
         if index < len(result.cases):
             tests.append(check_case(exercise, case, result.cases[index], spent_by, spent))
         else:  # cannot happen with a well-behaved zygote; reported rather than hidden
-            tests.append(
-                CaseResult(
-                    name=case.name,
-                    status=Status.error,
-                    group=Group(case.group),
-                    hint=case.hint,
-                    input=case.input,
-                    expected=case.expected.get("value"),
-                    message="this case did not run",
-                )
-            )
+            tests.append(_unrun(case, "this case did not run"))
     passed = sum(test.status == Status.passed for test in tests)
     verdict = Verdict.accepted
     for test, run in zip(tests, result.cases, strict=False):
@@ -280,18 +283,7 @@ def _setup_report(
     where = f"line {setup.line}: " if setup.line else ""
     lead = SETUP_LEAD[setup.kind]
     message = checks.scrub(f"{lead}: {where}{setup.message}")
-    tests = [
-        CaseResult(
-            name=case.name,
-            status=Status.error,
-            group=Group(case.group),
-            hint=case.hint,
-            input=case.input,
-            expected=case.expected.get("value"),
-            message="not run: " + lead.lower(),
-        )
-        for case in cases
-    ]
+    tests = [_unrun(case, "not run: " + lead.lower()) for case in cases]
     return Report(
         status=Status.error,
         mode=mode,

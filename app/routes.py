@@ -77,6 +77,17 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 INVALID: dict[int | str, dict[str, Any]] = {
     422: _error("Malformed path or body.", "body.code: Field required")
 }
+# What both grading endpoints refuse before anything runs (besides a malformed body).
+GRADING_REFUSALS: dict[int | str, dict[str, Any]] = {
+    403: _error(
+        "Sent by another site's page (the browser said so in Sec-Fetch-Site).",
+        "Submissions from another site's pages are refused.",
+    ),
+    **NOT_FOUND,
+    413: _error(
+        "Body or code over the size cap.", "The code is 70000 bytes; the limit is 65536 bytes."
+    ),
+}
 EXERCISE_EXAMPLE = {
     "id": "softmax",
     "title": "Softmax",
@@ -206,14 +217,7 @@ async def get_exercise(exercise: ExerciseDep) -> ExercisePublic:
     openapi_extra={"requestBody": SUBMISSION_BODY},
     responses={
         200: {"content": {"application/json": {"example": REPORT_EXAMPLE}}},
-        403: _error(
-            "Sent by another site's page (the browser said so in Sec-Fetch-Site).",
-            "Submissions from another site's pages are refused.",
-        ),
-        **NOT_FOUND,
-        413: _error(
-            "Body or code over the size cap.", "The code is 70000 bytes; the limit is 65536 bytes."
-        ),
+        **GRADING_REFUSALS,
         **INVALID,
         503: {
             **_error(
@@ -254,14 +258,7 @@ async def submit(
     openapi_extra={"requestBody": CUSTOM_BODY},
     responses={
         200: {"content": {"application/json": {"example": REPORT_EXAMPLE}}},
-        403: _error(
-            "Sent by another site's page (the browser said so in Sec-Fetch-Site).",
-            "Submissions from another site's pages are refused.",
-        ),
-        **NOT_FOUND,
-        413: _error(
-            "Body or code over the size cap.", "The code is 70000 bytes; the limit is 65536 bytes."
-        ),
+        **GRADING_REFUSALS,
         422: _error(
             "Malformed body, or an input that does not fit the parameters.",
             "input.draft: expected a list, got a string",
