@@ -192,3 +192,21 @@ def test_the_lanes_show_what_is_in_use_and_their_bounds(pool: Pool) -> None:
     # at most four parked children, each with the largest address space a job was given
     assert busy["slow"]["memory_mb_bound"] == 4 * max(BUDGET.memory_mb, Limits().memory_mb)
     assert pool.lanes()["slow"]["in_use"] == 0
+
+
+def test_a_full_slow_lane_makes_room_so_spinners_never_keep_the_fast_slots() -> None:
+    # Red team, round 3: with the slow lane full, the next spinners kept both fast slots for
+    # their whole budget and correct work queued behind them. Now the parked job nearest its
+    # backstop is stopped, and the spinner moves out of the fast slot.
+    with Pool(workers=1, queue_size=8, slow_lane=1) as small:
+        futures = {f"hanging {i}": small.submit(job(SPIN)) for i in range(3)}
+        futures["correct"] = small.submit(job(CORRECT))
+        order = completion_order(futures)
+        results = {name: future.result() for name, future in futures.items()}
+    assert order.index("correct") < order.index("hanging 2"), order
+    assert not results["correct"].demoted
+    assert [case.value["v"] for case in results["correct"].cases] == [2, 4, 6, 8, 10, 12]
+    for name, result in results.items():
+        if name != "correct":
+            assert result.cases[0].outcome == Outcome.timeout, name
+            assert result.demoted, name  # none kept the fast slot for its whole budget
