@@ -7,10 +7,15 @@ import importlib.util
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.catalog import EXERCISES_DIR, Catalog, Exercise, ExerciseError
 from app.schemas import Report, Status
+
+if TYPE_CHECKING:
+    from app.judge import Judge
 
 
 def _load_catalog(root: Path) -> Catalog:
@@ -92,8 +97,6 @@ def _exercise_and_code(args: argparse.Namespace) -> tuple[Exercise, str] | None:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    from app.errors import JudgeError
-    from app.judge import Judge
     from app.schemas import Mode
 
     if args.seed is not None and not args.submit:
@@ -103,24 +106,18 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if found is None:
         return 2
     exercise, code = found
+    mode = Mode.submit if args.submit else Mode.run
     # Submit's extra and random cases and the reference beside the learner: two children.
-    judge = Judge.create(workers=2 if args.submit else 1, queue_size=2)
-    try:
-        mode = Mode.submit if args.submit else Mode.run
-        report = judge.grade(exercise, code, mode, args.seed)
-    except JudgeError as exc:  # the sandbox is down or busy: say so, no traceback
-        print(f"judge: could not grade {args.file}: {exc.detail}", file=sys.stderr)
-        return 2
-    finally:
-        judge.close()
-    _show(report, args.json)
-    return 0 if report.status == Status.passed else 1
+    return _graded(
+        lambda judge: judge.grade(exercise, code, mode, args.seed),
+        workers=2 if args.submit else 1,
+        what=f"grade {args.file}",
+        as_json=args.json,
+    )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from app.custom_input import BadInput, validate
-    from app.errors import JudgeError
-    from app.judge import Judge
 
     found = _exercise_and_code(args)
     if found is None:
@@ -141,23 +138,33 @@ def cmd_run(args: argparse.Namespace) -> int:
     except BadInput as exc:
         print(f"judge: bad input: {exc.detail}", file=sys.stderr)
         return 2
-    judge = Judge.create(workers=2, queue_size=2)
+    return _graded(
+        lambda judge: judge.run_custom(exercise, code, raw),
+        workers=2,
+        what=f"run {args.file}",
+        as_json=args.json,
+    )
+
+
+def _graded(grade: Callable[[Judge], Report], *, workers: int, what: str, as_json: bool) -> int:
+    """Start a judge, grade with it, print the report: exit 0 if it passed, 1 if not, 2 when
+    the sandbox could not grade at all (down or busy: one line, no traceback)."""
+    from app.errors import JudgeError
+    from app.judge import Judge
+
+    judge = Judge.create(workers=workers, queue_size=2)
     try:
-        report = judge.run_custom(exercise, code, raw)
+        report = grade(judge)
     except JudgeError as exc:
-        print(f"judge: could not run {args.file}: {exc.detail}", file=sys.stderr)
+        print(f"judge: could not {what}: {exc.detail}", file=sys.stderr)
         return 2
     finally:
         judge.close()
-    _show(report, args.json)
-    return 0 if report.status == Status.passed else 1
-
-
-def _show(report: Report, as_json: bool) -> None:
     if as_json:
         print(report.model_dump_json(indent=2))
     else:
         print_report(report)
+    return 0 if report.status == Status.passed else 1
 
 
 def cmd_exercises(args: argparse.Namespace) -> int:
