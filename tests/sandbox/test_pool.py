@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -257,3 +258,27 @@ def test_large_job_bodies_and_large_replies_together_never_deadlock() -> None:
         assert pool.status()["alive"]
     for result in results:
         assert result.cases and result.cases[0].outcome == "returned"
+
+
+def test_demoted_jobs_left_out_of_the_bound_are_never_more_than_the_slow_lane() -> None:
+    # Red team, round 3: a demoted job kept its flag when its child ended and it started again
+    # in the fast queue (the slow lane full), so every such job fell outside the bound: 192 in
+    # flight against a capacity of 74. Two jobs flagged so, a slow lane of one: the next waits.
+    from sandbox.assembly import JobRecord
+    from sandbox.pool import _Pending
+
+    with Pool(workers=1, queue_size=0, slow_lane=1) as small:
+        for job_id in (-1, -2):
+            flagged = _Pending(Future(), JobRecord(total=1, limits=FAST), b"")
+            flagged.demoted = True
+            small._pending[job_id] = flagged  # white box: the pool's own bookkeeping
+        with pytest.raises(PoolSaturated):
+            small.submit(spinning_job(100))
+        small._pending.clear()
+        # with one flagged job (it is parked), a new one is admitted
+        flagged = _Pending(Future(), JobRecord(total=1, limits=FAST), b"")
+        flagged.demoted = True
+        small._pending[-1] = flagged
+        admitted = small.submit(spinning_job(100))
+        small._pending.pop(-1)
+        assert admitted.result(timeout=30).cases[0].outcome == "timeout"
