@@ -86,14 +86,16 @@ def test_a_hanging_second_case_spends_the_budget_and_the_rest_say_why(judge: Jud
 
 
 def test_the_budget_is_shared_by_all_the_cases_not_given_to_each(pool: Pool) -> None:
-    # Each case spins for ~40% of the budget: no case alone is over it, the six together are.
-    work = _spin_work_for(pool, BUDGET.time_ms * 0.4)
+    # Each case spins for ~45% of the budget: no case alone is over it, the six together are
+    # (270%). CPU time per step varies up to twofold on a shared two-core machine (the other
+    # hyperthread busy or not), so between one and four cases fit; never six.
+    work = _spin_work_for(pool, BUDGET.time_ms * 0.45)
     spins = f"def f(x):\n    n = 0\n    while n < {work}:\n        n += 1\n    return x\n"
     result = pool.run(job(spins), timeout=60)
     outcomes = [case.outcome for case in result.cases]
     assert Outcome.timeout in outcomes, outcomes
     spent = outcomes.index(Outcome.timeout)
-    assert 1 <= spent <= 3, outcomes  # two or three cases fit in one budget, never six
+    assert 1 <= spent <= 4, outcomes  # some cases fit in one budget, never six
     assert outcomes[:spent] == [Outcome.returned] * spent
     assert outcomes[spent + 1 :] == [Outcome.not_run] * (len(outcomes) - spent - 1)
 
