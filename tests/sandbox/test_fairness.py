@@ -101,21 +101,14 @@ def test_the_budget_is_shared_by_all_the_cases_not_given_to_each(pool: Pool) -> 
 
 
 def _spin_work_for(pool: Pool, cpu_ms: float) -> int:
-    """How many loop steps a confined child does in about ``cpu_ms`` of CPU (measured in one,
-    by the CPU the pool accounts: the same clock the budget is kept on).
-
-    By the difference of two runs, so that what every child spends besides the loop (its
-    set-up, compiling) cancels out: counted in, it made the steps look dearer, and on a busy
-    machine four cases of a nominal 40% each fitted in one budget."""
-
-    def cpu_for(steps: int) -> float:
-        spins = f"def f(x):\n    n = 0\n    while n < {steps}:\n        n += 1\n    return x\n"
-        result = pool.run(job(spins, cases=1, limits=Limits(time_ms=10_000)), timeout=60)
-        assert result.cases[0].outcome == Outcome.returned
-        return result.cpu_ms
-
-    steps = 400_000
-    per_step = max(cpu_for(2 * steps) - cpu_for(steps), 1.0) / steps
+    """How many loop steps a confined child does in about ``cpu_ms`` of CPU, measured by the
+    CPU the pool accounts (the budget's own clock) on a job of the same shape: six cases of a
+    long loop, so a child's set-up is a small part of what is measured."""
+    steps = 300_000
+    spins = f"def f(x):\n    n = 0\n    while n < {steps}:\n        n += 1\n    return x\n"
+    result = pool.run(job(spins, limits=Limits(time_ms=20_000)), timeout=90)
+    assert [case.outcome for case in result.cases] == [Outcome.returned] * 6
+    per_step = max(result.cpu_ms, 1.0) / (6 * steps)
     return int(cpu_ms / per_step)
 
 
