@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install serve test bench loadtest lint image clean
+.PHONY: install serve test bench loadtest submit-bench lint image clean
 
 $(BIN)/judge: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ bench: install
 
 loadtest: install
 	$(BIN)/python -m bench loadtest
+
+# Run against Submit at light load, per exercise, with where a Submit spends its time.
+submit-bench: install
+	$(BIN)/python -m bench submit
 
 lint: install
 	$(BIN)/ruff check app sandbox bench tests tools

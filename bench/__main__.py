@@ -1,4 +1,4 @@
-"""``python -m bench sandbox|loadtest|classroom [options]``: the benchmarks, from a checkout."""
+"""``python -m bench sandbox|loadtest|classroom|submit [options]``: benchmarks, from a checkout."""
 
 from __future__ import annotations
 
@@ -6,9 +6,15 @@ import sys
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("sandbox", "loadtest", "classroom"):
-        print("usage: python -m bench sandbox|loadtest|classroom [options]  (--help after any)")
+    if not argv or argv[0] not in ("sandbox", "loadtest", "classroom", "submit"):
+        print(
+            "usage: python -m bench sandbox|loadtest|classroom|submit [options]  (--help after any)"
+        )
         return 2
+    if argv[0] == "submit":
+        from bench import submit_latency
+
+        return submit_latency.main(argv[1:])
     if argv[0] == "classroom":
         from bench.loadtest import classroom
 

@@ -1,0 +1,269 @@
+"""``python -m bench submit``: Run against Submit at light load, per exercise, with a breakdown.
+
+One client, a short think time, a unique source per submission, Run and Submit interleaved,
+through an in-process judge whose grades run on one long-lived event loop (as the server's do).
+Each Submit's jobs are recorded on their way to the pool (learner, reference, distribution
+check): when each was handed over and answered, its CPU and whether the zygote demoted it.
+What is left of a Submit's time is the host's: drawing the random cases and building the jobs
+before the first hand-over, building the report after the last answer. Prints numbers; asserts
+nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.catalog import EXERCISES_DIR, Catalog, Exercise
+from app.judge import Judge
+from app.schemas import Mode, Status
+from bench.sandbox_step import LIGHT_LOAD_THINK_MS, unique_sources
+from bench.stats import percentile
+from sandbox import Job, Pool, RunResult
+
+DEFAULT_EXERCISES = ("speculative-decoding-verify", "speculative-decoding-resample")
+
+
+@dataclass
+class JobTiming:
+    """One job of a grade, as the pool saw it (times in ms from the grade's start)."""
+
+    kind: str
+    cases: int
+    submitted_ms: float
+    answered_ms: float | None = None
+    wall_ms: float = 0.0
+    cpu_ms: float = 0.0
+    demoted: bool = False
+
+
+@dataclass
+class GradeTiming:
+    started: float = field(default_factory=time.perf_counter)
+    jobs: list[JobTiming] = field(default_factory=list)
+
+    def since(self) -> float:
+        return (time.perf_counter() - self.started) * 1000
+
+
+def job_kind(job: Job, exercise: Exercise) -> str:
+    """learner, reference or check: which part of a grade a job is."""
+    if job.driver:
+        return "check"
+    if job.code == exercise.solution_code:
+        return "reference"
+    return "learner"
+
+
+class RecordingPool:
+    """The judge's pool, with every job's hand-over and answer noted for the current grade."""
+
+    def __init__(self, pool: Pool) -> None:
+        self._pool = pool
+        self._lock = threading.Lock()
+        self.current: GradeTiming | None = None
+        self.exercise: Exercise | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pool, name)
+
+    def submit(self, job: Job) -> Future[RunResult]:
+        grade, exercise = self.current, self.exercise
+        future = self._pool.submit(job)
+        if grade is None or exercise is None:
+            return future
+        timing = JobTiming(job_kind(job, exercise), len(job.cases), grade.since())
+        with self._lock:
+            grade.jobs.append(timing)
+
+        def answered(done: Future[RunResult]) -> None:
+            timing.answered_ms = grade.since()
+            if done.exception() is None:
+                result = done.result()
+                timing.wall_ms, timing.cpu_ms = result.wall_ms, result.cpu_ms
+                timing.demoted = result.demoted
+
+        future.add_done_callback(answered)
+        return future
+
+
+def _ms(values: list[float]) -> dict[str, float]:
+    return {
+        "p50": round(percentile(values, 0.5), 2),
+        "p90": round(percentile(values, 0.9), 2),
+    }
+
+
+def _median(values: list[float]) -> float:
+    return round(statistics.median(values), 2) if values else 0.0
+
+
+def _breakdown(grades: list[tuple[float, GradeTiming]]) -> dict[str, Any]:
+    """Medians over the Submits of each part of one: per job kind, and the host's share."""
+    parts: dict[str, Any] = {}
+    for kind in ("learner", "reference", "check"):
+        walls, cpus, answers, demoted, jobs, cases = [], [], [], 0, 0, 0
+        for _, grade in grades:
+            mine = [job for job in grade.jobs if job.kind == kind]
+            if not mine:
+                continue
+            jobs, cases = len(mine), sum(job.cases for job in mine)
+            walls.append(max(job.wall_ms for job in mine))
+            cpus.append(sum(job.cpu_ms for job in mine))
+            answers.append(max(job.answered_ms or 0.0 for job in mine))
+            demoted += sum(job.demoted for job in mine)
+        if walls:
+            parts[kind] = {
+                "jobs": jobs,
+                "cases": cases,
+                "wall_ms": _median(walls),  # the longest of its jobs, from hand-over to answer
+                "cpu_ms": _median(cpus),  # all its jobs together, in their children
+                "answered_at_ms": _median(answers),
+                "demoted_per_grade": round(demoted / len(grades), 2),
+            }
+    before = [min(job.submitted_ms for job in g.jobs) for _, g in grades if g.jobs]
+    submitted = [max(job.submitted_ms for job in g.jobs) for _, g in grades if g.jobs]
+    after = [
+        total - max(job.answered_ms or total for job in g.jobs) for total, g in grades if g.jobs
+    ]
+    parts["host"] = {
+        "before_first_job_ms": _median(before),  # random cases drawn, jobs built
+        "all_jobs_handed_over_ms": _median(submitted),
+        "after_last_answer_ms": _median(after),  # the report built from what came back
+    }
+    return parts
+
+
+async def _grade(
+    judge: Judge, recording: RecordingPool, exercise: Exercise, code: str, mode: Mode
+) -> tuple[float, GradeTiming, bool]:
+    timing = GradeTiming()
+    recording.current, recording.exercise = timing, exercise
+    try:
+        report = await judge.grade_async(exercise, code, mode)
+    finally:
+        recording.current = None
+    return timing.since(), timing, report.status == Status.passed
+
+
+async def _measure_exercise(
+    judge: Judge, recording: RecordingPool, exercise: Exercise, repeats: int, think_ms: float
+) -> dict[str, Any]:
+    source = unique_sources(exercise.solution_code)
+    runs: list[float] = []
+    submits: list[tuple[float, GradeTiming]] = []
+    failures = 0
+    for round_ in range(repeats + 3):  # three rounds of warm-up, not counted
+        for mode in (Mode.run, Mode.submit):
+            total, timing, passed = await _grade(judge, recording, exercise, source(), mode)
+            failures += not passed
+            if round_ >= 3:
+                if mode is Mode.run:
+                    runs.append(total)
+                else:
+                    submits.append((total, timing))
+            await asyncio.sleep(think_ms / 1000)
+    run, submit = _ms(runs), _ms([total for total, _ in submits])
+    return {
+        "exercise": exercise.id,
+        "repeats": repeats,
+        "run_ms": run,
+        "submit_ms": submit,
+        "ratio_p50": round(submit["p50"] / run["p50"], 2),
+        "breakdown": _breakdown(submits),
+        "failures": failures,
+    }
+
+
+def run_submit_bench(
+    root: Path, exercise_ids: list[str], repeats: int, think_ms: float, workers: int
+) -> dict[str, Any]:
+    """Interleaved Run and Submit of each exercise's reference, unique sources, one client."""
+    catalog = Catalog.load(root)
+    judge = Judge.create(workers=workers)
+    recording = RecordingPool(judge.pool)
+    judge.pool = recording  # type: ignore[assignment]  # the same pool, its jobs noted
+    rows = []
+    try:
+        for exercise_id in exercise_ids:
+            exercise = catalog.get(exercise_id)
+            if exercise is None:
+                raise SystemExit(f"bench submit: no exercise {exercise_id!r}")
+            rows.append(
+                asyncio.run(_measure_exercise(judge, recording, exercise, repeats, think_ms))
+            )
+        layers = judge.health()["layers"]
+    finally:
+        judge.close()
+    return {"workers": workers, "think_ms": think_ms, "layers": layers, "exercises": rows}
+
+
+def _print(summary: dict[str, Any]) -> None:
+    off = [name for name, on in summary["layers"].items() if not on]
+    print(
+        f"bench submit: one client, {summary['think_ms']:.0f} ms think time, unique sources, "
+        f"Run and Submit interleaved, {summary['workers']} fast slots"
+        + (f"; layers OFF: {', '.join(off)}" if off else "; every layer on")
+    )
+    for row in summary["exercises"]:
+        run, submit = row["run_ms"], row["submit_ms"]
+        print(
+            f"\n{row['exercise']} ({row['repeats']} of each): Run p50 {run['p50']:.1f} ms, p90 "
+            f"{run['p90']:.1f}; Submit p50 {submit['p50']:.1f} ms, p90 {submit['p90']:.1f}; "
+            f"Submit/Run p50 {row['ratio_p50']:.2f}x"
+            + (f"  ({row['failures']} grades NOT accepted)" if row["failures"] else "")
+        )
+        parts = row["breakdown"]
+        print(
+            f"  {'Submit part':<11}{'jobs':>5}{'cases':>7}{'wall ms':>9}{'CPU ms':>8}"
+            f"{'done at':>9}{'demoted':>9}"
+        )
+        for kind in ("learner", "reference", "check"):
+            if kind in parts:
+                p = parts[kind]
+                print(
+                    f"  {kind:<11}{p['jobs']:>5}{p['cases']:>7}{p['wall_ms']:>9.1f}"
+                    f"{p['cpu_ms']:>8.1f}{p['answered_at_ms']:>9.1f}{p['demoted_per_grade']:>9}"
+                )
+        host = parts["host"]
+        print(
+            f"  host: {host['before_first_job_ms']:.1f} ms before the first job (random cases, "
+            f"jobs built), all handed over at {host['all_jobs_handed_over_ms']:.1f} ms, "
+            f"{host['after_last_answer_ms']:.1f} ms after the last answer (the report)"
+        )
+    print("\n(medians over the Submits; wall: the longest job of the kind, hand-over to answer)")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench submit", description=__doc__)
+    parser.add_argument("--exercise", action="append", help="an exercise id (repeatable)")
+    parser.add_argument("--repeats", type=int, default=40, help="grades of each mode")
+    parser.add_argument("--think-ms", type=float, default=LIGHT_LOAD_THINK_MS)
+    parser.add_argument("--workers", type=int, default=None, help="fast slots (default: cores)")
+    parser.add_argument("--exercises-dir", type=Path, default=EXERCISES_DIR)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error("--repeats must be positive")
+    workers = args.workers or os.cpu_count() or 1
+    summary = run_submit_bench(
+        args.exercises_dir,
+        args.exercise or list(DEFAULT_EXERCISES),
+        args.repeats,
+        args.think_ms,
+        workers,
+    )
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        _print(summary)
+    return 1 if any(row["failures"] for row in summary["exercises"]) else 0
