@@ -146,12 +146,12 @@ class Judge:
         # Submitted together, so the reference and the distribution check run beside the
         # learner's job, not after it.
         reference = self.reference(exercise, drawn) if drawn else None
-        check = self._check(exercise, code) if submit else None
+        checks = self._check(exercise, code) if submit else []
         result = await self._outcome(exercise, learner)
         if reference is not None:
             expected = await self._outcome(exercise, reference)
             cases += case_sets.expected_cases(exercise, drawn, expected, names, "random")
-        checked = await self._outcome(exercise, check) if check is not None else None
+        checked = await self._checked(exercise, checks) if checks else None
         duration = (time.perf_counter() - started) * 1000
         report = build_report(exercise, result, duration, cases, Mode(mode), seed)
         if replayed is not None:
@@ -197,28 +197,33 @@ class Judge:
         """``run_custom_async`` for callers without an event loop."""
         return run_to_completion(self.run_custom_async(exercise, code, raw_input))
 
-    def _check(self, exercise: Exercise, code: str) -> Future[RunResult] | None:
-        """The exercise's distribution check on ``code`` as a job of the pool (None: none).
+    def _check(self, exercise: Exercise, code: str) -> list[Future[RunResult]]:
+        """The exercise's distribution check on ``code``, one job of the pool per pair (none
+        declared: no jobs).
 
-        The learner's code and the trusted driver, in a confined child; the counts come back
+        The learner's code and the trusted driver, in confined children; the counts come back
         here for the statistics (app/distribution.py)."""
         check = exercise.distribution
         if check is None:
-            return None
-        return self._submit(
-            distribution.check_job(
-                check, code, exercise.entry_point, exercise.helpers_code, exercise.limits
-            )
+            return []
+        jobs = distribution.check_jobs(
+            check, code, exercise.entry_point, exercise.helpers_code, exercise.limits
         )
+        return [self._submit(job) for job in jobs]
+
+    async def _checked(self, exercise: Exercise, futures: list[Future[RunResult]]) -> RunResult:
+        """The check's jobs, waited for together, as one result (a case per pair, in order)."""
+        results = [await self._outcome(exercise, future) for future in futures]
+        return distribution.merged_result(results)
 
     async def check_rows_async(
         self, exercise: Exercise, code: str, exact_failed: bool
     ) -> list[CaseResult]:
         """The distribution check's rows alone (none declared: no rows)."""
-        future = self._check(exercise, code)
-        if future is None or exercise.distribution is None:
+        futures = self._check(exercise, code)
+        if not futures or exercise.distribution is None:
             return []
-        result = await self._outcome(exercise, future)
+        result = await self._checked(exercise, futures)
         return distribution.check_rows(
             exercise.distribution, result, limits_text(exercise), exact_failed
         )

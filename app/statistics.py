@@ -7,6 +7,7 @@ above (both converge fast there), and a threshold is found by bisection on that 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -56,6 +57,41 @@ def chi2_tail(statistic: float, df: int) -> float:
     if x < s + 1.0:
         return 1.0 - _lower_series(s, x)
     return _upper_fraction(s, x)
+
+
+def chi2_cdf(statistic: float, df: int) -> float:
+    """P(X <= statistic) for X chi-square(df), accurate where it is tiny (a power's miss)."""
+    if statistic <= 0:
+        return 0.0
+    s, x = df / 2.0, statistic / 2.0
+    if x < s + 1.0:
+        return _lower_series(s, x)
+    return 1.0 - _upper_fraction(s, x)
+
+
+def noncentral_chi2_cdf(statistic: float, df: int, noncentrality: float) -> float:
+    """P(X <= statistic) for X noncentral chi-square(df, noncentrality): the chance that a
+    step wrong by that much passes a threshold (the check's miss rate at those trials).
+
+    The law is a Poisson(noncentrality / 2) mixture of central chi-squares of df + 2j degrees
+    of freedom; the sum runs over the Poisson's mass, from its mode outwards, to 1e-300.
+    """
+    if noncentrality <= 0:
+        return chi2_cdf(statistic, df)
+    half = noncentrality / 2.0
+    mode = int(half)
+
+    def weight(j: int) -> float:
+        return math.exp(-half + j * math.log(half) - math.lgamma(j + 1.0))
+
+    total = 0.0
+    for direction in (range(mode, -1, -1), itertools.count(mode + 1)):
+        for j in direction:
+            w = weight(j)
+            total += w * chi2_cdf(statistic, df + 2 * j)
+            if w < 1e-300 or (j > mode and w < 1e-17 * max(total, 1e-300)):
+                break
+    return min(1.0, total)
 
 
 def chi2_threshold(rate: float, df: int) -> float:

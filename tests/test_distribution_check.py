@@ -6,6 +6,7 @@ does the statistics. Seeds are fixed, so every verdict here is reproducible.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -73,8 +74,9 @@ def test_the_chart_carries_the_numbers(judge: Judge, exercise: Exercise) -> None
     assert chart.target == list(pair.p[0])
     assert chart.trials == pair.trials
     assert sum(chart.observed) == pytest.approx(1.0)
-    # Unnormalised, the residual's draws past its sum fall to its last positive token (2):
-    # 0.55 accepted mass + 0.45 * 0.05 would be p[0][2] = 0.1, it comes out near 0.33.
+    # Unnormalised, the residual's draws past its sum (1 - alpha = 0.5) fall to its last positive
+    # token (2): the draft never proposes it, so it should come out p[0][2] = 0.1, it comes
+    # out near 0.5 * (0.1 + 0.5) = 0.3.
     over = max(chart.tokens, key=lambda t: chart.observed[t] - chart.target[t])
     assert over == 2
     assert chart.observed[2] > 0.25
@@ -100,7 +102,7 @@ def test_a_wrong_mean_token_count_fails(judge: Judge, exercise: Exercise) -> Non
     assert row.status == Status.failed
     assert "came out in the target's proportions" in (row.message or "")
     assert "tokens on average; with every row the same a correct step yields" in (row.message or "")
-    assert "= 2.019 (alpha = 0.55, gamma = 3)" in (row.message or "")
+    assert "= 1.875 (alpha = 0.5, gamma = 3)" in (row.message or "")
 
 
 def test_the_same_seed_gives_the_same_verdict(judge: Judge, exercise: Exercise) -> None:
@@ -172,12 +174,55 @@ def test_a_correct_step_slower_than_the_reference_still_passes(
     assert [row.status for row in rows] == [Status.passed] * len(rows), [r.message for r in rows]
 
 
-def test_the_check_job_has_a_budget_scaled_by_its_trials(exercise: Exercise) -> None:
-    from app.distribution import STEP_ALLOWANCE_MS, check_job
+def test_each_pair_is_a_job_with_a_budget_scaled_by_its_trials(exercise: Exercise) -> None:
+    from app.distribution import STEP_ALLOWANCE_MS, check_jobs
 
-    assert exercise.distribution is not None
-    job = check_job(exercise.distribution, "", exercise.entry_point, "", exercise.limits)
-    trials = sum(pair.trials for pair in exercise.distribution.pairs)
-    assert job.limits.time_ms == max(exercise.limits.time_ms, round(trials * STEP_ALLOWANCE_MS))
-    assert job.limits.time_ms > exercise.limits.time_ms
-    assert job.limits.memory_mb == exercise.limits.memory_mb
+    check = exercise.distribution
+    assert check is not None
+    jobs = check_jobs(check, "", exercise.entry_point, "", exercise.limits)
+    assert len(jobs) == len(check.pairs) >= 2
+    for job, pair in zip(jobs, check.pairs, strict=True):
+        assert job.cases == (pair.inputs(),)  # one pair, one case: the pairs run side by side
+        assert job.driver == check.driver
+        assert job.limits.time_ms == max(
+            exercise.limits.time_ms, round(pair.trials * STEP_ALLOWANCE_MS)
+        )
+        assert job.limits.time_ms >= pair.trials * STEP_ALLOWANCE_MS
+        assert job.limits.memory_mb == exercise.limits.memory_mb
+    # A pair whose trials fit the exercise's budget keeps the exercise's limits exactly (the
+    # warm spare children are forked with those); a longer one gets a budget of its own.
+    small = dataclasses.replace(check.pairs[0], trials=10)
+    large = dataclasses.replace(check.pairs[0], trials=5_000)
+    few, many = check_jobs(
+        dataclasses.replace(check, pairs=(small, large)), "", "f", "", exercise.limits
+    )
+    assert few.limits == exercise.limits
+    assert many.limits.time_ms == 10_000 > exercise.limits.time_ms
+
+
+def test_the_pool_gets_one_check_job_per_pair_and_the_rows_keep_their_order(
+    judge: Judge, exercise: Exercise
+) -> None:
+    from app.schemas import Group, Mode
+
+    check = exercise.distribution
+    assert check is not None
+    handed: list = []
+    submit = judge.pool.submit
+
+    def recording(job):  # type: ignore[no-untyped-def]
+        handed.append(job)
+        return submit(job)
+
+    judge.pool.submit = recording  # type: ignore[method-assign]
+    try:
+        report = judge.grade(exercise, exercise.solution_code, Mode.submit, 5)
+    finally:
+        del judge.pool.submit
+    drivers = [job for job in handed if job.driver]
+    assert [job.cases for job in drivers] == [(pair.inputs(),) for pair in check.pairs]
+    rows = [test for test in report.tests if test.group == Group.check]
+    assert [row.name for row in rows] == [f"distribution check: {p.name}" for p in check.pairs]
+    assert [row.input for row in rows] == [pair.inputs() for pair in check.pairs]
+    assert all(row.status == Status.passed and row.chart is not None for row in rows)
+    assert [row.chart.trials for row in rows if row.chart] == [p.trials for p in check.pairs]

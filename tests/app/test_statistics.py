@@ -46,3 +46,29 @@ def test_bernstein_margin_solves_its_bound() -> None:
     t = statistics.bernstein_margin(n, variance, spread, rate)
     bound = 2 * math.exp(-n * t * t / (2 * variance + 2 * spread * t / 3))
     assert bound == pytest.approx(rate, rel=1e-9, abs=0)
+
+
+@pytest.mark.parametrize(
+    ("statistic", "df", "noncentrality", "cdf"),
+    [  # scipy.stats.ncx2.cdf(statistic, df, noncentrality), quoted
+        (37.66, 3, 125.0, 1.2162155372842887e-07),
+        (37.66, 3, 90.0, 0.00025023879901435724),
+        (43.2, 5, 120.0, 1.9597215963125713e-06),
+        (40.0, 4, 200.0, 7.784096732854854e-16),
+        (5.0, 2, 30.0, 0.000360461820153286),
+        (37.66, 3, 500.0, 4.6429075378815883e-60),
+    ],
+)
+def test_noncentral_chi_square_cdf(
+    statistic: float, df: int, noncentrality: float, cdf: float
+) -> None:
+    assert statistics.noncentral_chi2_cdf(statistic, df, noncentrality) == pytest.approx(
+        cdf, rel=1e-9, abs=0
+    )
+
+
+def test_without_noncentrality_it_is_the_central_law() -> None:
+    for statistic, df in ((3.841458820694124, 1), (30.66484972089529, 3), (1.0, 6)):
+        central = 1.0 - statistics.chi2_tail(statistic, df)
+        assert statistics.noncentral_chi2_cdf(statistic, df, 0.0) == pytest.approx(central)
+        assert statistics.chi2_cdf(statistic, df) == pytest.approx(central)

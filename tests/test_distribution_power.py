@@ -1,0 +1,75 @@
+"""The distribution check's trials are enough: each golden mistake in distribution fails it with
+probability above 1 - 1e-6 at the trials the exercise declares.
+
+Each mistake's first-token law is estimated through the real check (its step run thousands of
+times by the trusted driver in a confined child, a seed of its own); the check's statistic on
+that step is then noncentral chi-square, whose chance of staying under the threshold is the
+miss rate (tools/distribution_power.py prints the same numbers for exercise.toml).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.catalog import Catalog, Exercise
+from app.judge import Judge
+from tools.distribution_power import power
+
+EXERCISE = "speculative-decoding-resample"
+GOLDEN = Path(__file__).parent / "solutions" / EXERCISE
+ESTIMATE = 8_000
+# Each mistake and the pair built to catch it (exercise.toml says why).
+DECISIVE = {
+    "wrong_residual_not_normalised": 0,
+    "wrong_resample_from_target": 0,
+    "wrong_residual_abs": 0,
+    "wrong_residual_not_clamped": 1,
+    "wrong_residual_next_row": 1,
+    "wrong_argmax_replacement": 1,
+}
+
+
+@pytest.fixture(scope="module")
+def exercise(catalog: Catalog) -> Exercise:
+    found = catalog.get(EXERCISE)
+    assert found is not None and found.distribution is not None
+    return found
+
+
+@pytest.mark.parametrize(("name", "pair"), sorted(DECISIVE.items()))
+def test_each_mistake_fails_its_pair_almost_surely(
+    name: str, pair: int, judge: Judge, exercise: Exercise
+) -> None:
+    assert exercise.distribution is not None
+    declared = exercise.distribution.pairs[pair]
+    found = power(judge, exercise, (GOLDEN / f"{name}.py").read_text(), declared, ESTIMATE)
+    assert found is not None
+    assert found.trials == declared.trials
+    assert found.noncentrality_per_trial > 0.2
+    assert found.miss <= 1e-6, (found.noncentrality_per_trial, found.miss)
+    assert found.trials_for_target is not None and found.trials_for_target <= declared.trials
+
+
+def test_a_correct_step_shows_no_noncentrality(judge: Judge, exercise: Exercise) -> None:
+    assert exercise.distribution is not None
+    for pair in exercise.distribution.pairs:
+        found = power(judge, exercise, exercise.solution_code, pair, ESTIMATE)
+        assert found is not None
+        assert found.noncentrality_per_trial < 0.005  # estimation noise only (df / ESTIMATE)
+        assert found.miss > 0.99  # it passes the chi-square test, as it must
+        if found.mean_shift is not None and found.mean_margin is not None:
+            assert abs(found.mean_shift) < found.mean_margin / 4
+
+
+def test_a_bonus_after_rejection_fails_the_mean_by_far(judge: Judge, exercise: Exercise) -> None:
+    assert exercise.distribution is not None
+    pair = exercise.distribution.pairs[0]
+    assert pair.rows_equal
+    code = (GOLDEN / "wrong_bonus_after_rejection.py").read_text()
+    found = power(judge, exercise, code, pair, ESTIMATE)
+    assert found is not None and found.mean_shift is not None and found.mean_margin is not None
+    # One more token after each rejection, P(a rejection) = 1 - 0.5^3: far past the margin.
+    assert found.mean_shift == pytest.approx(1 - 0.5**3, abs=0.05)
+    assert found.mean_shift > 2.5 * found.mean_margin

@@ -1,0 +1,183 @@
+"""How surely the distribution check catches each golden mistake, at the trials it declares.
+
+For every pair of an exercise's ``[distribution]`` and every golden submission named, the
+step runs many times through the real check (the trusted driver in a confined child, through
+the judge's pool) to estimate the law of its first token; against the target p[0], pooled as
+the check pools at its declared trials, that gives the chi-square noncentrality per trial. The
+check's statistic on a step that wrong is then noncentral chi-square(df, trials x that), and
+the chance that it stays below the threshold is the check's miss rate for that mistake. The
+mean number of tokens per step (pairs whose rows are all the same) is reported beside it:
+its shift against the check's Bernstein margin.
+
+    .venv/bin/python tools/distribution_power.py                  # the resample exercise
+    .venv/bin/python tools/distribution_power.py --estimate 40000 # a finer estimate
+
+Prints numbers for the exercise.toml comments; asserts nothing (tests/ does, for the golden
+mistakes the check is there to catch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+if str(CHECKOUT) not in sys.path:
+    sys.path.insert(0, str(CHECKOUT))
+
+from app import checks, distribution, statistics  # noqa: E402
+from app.catalog import Catalog, Exercise  # noqa: E402
+from app.distribution import CHI2_SAFETY, FALSE_FAIL, MIN_EXPECTED, Pair  # noqa: E402
+from app.judge import Judge  # noqa: E402
+
+EXERCISE = "speculative-decoding-resample"
+GOLDEN = CHECKOUT / "tests" / "solutions"
+# The golden steps that are wrong in distribution (or in their token count), and one right one.
+MISTAKES = (
+    "correct_while_loop",
+    "wrong_residual_not_normalised",
+    "wrong_resample_from_target",
+    "wrong_residual_abs",
+    "wrong_residual_not_clamped",
+    "wrong_residual_next_row",
+    "wrong_argmax_replacement",
+    "wrong_bonus_after_rejection",
+)
+ESTIMATE_TRIALS = 20_000
+ESTIMATE_SEED = 900_001  # not a seed the check itself uses
+TARGET_MISS = 1e-6
+
+
+@dataclass(frozen=True)
+class Power:
+    """One golden step against one pair, at the pair's declared trials."""
+
+    pair: str
+    trials: int
+    df: int
+    threshold: float
+    noncentrality_per_trial: float
+    miss: float  # P(the chi-square stays within the threshold) for a step this wrong
+    trials_for_target: int | None  # the fewest trials with miss <= TARGET_MISS (None: none)
+    mean_shift: float | None  # tokens per step, the step's mean minus the law's (equal rows)
+    mean_margin: float | None
+
+
+def first_token_law(
+    judge: Judge, exercise: Exercise, code: str, pair: Pair, trials: int
+) -> tuple[list[float], float] | None:
+    """The first token's frequencies and the mean tokens per step of ``code`` on ``pair``,
+    over ``trials`` steps of the real check (None: the step gave the check nothing to count)."""
+    check = exercise.distribution
+    assert check is not None
+    probe = dataclasses.replace(pair, trials=trials, seed=ESTIMATE_SEED)
+    (job,) = distribution.check_jobs(
+        dataclasses.replace(check, pairs=(probe,)),
+        code,
+        exercise.entry_point,
+        exercise.helpers_code,
+        exercise.limits,
+    )
+    result = judge.pool.submit(job).result(timeout=600)
+    if result.setup is not None or not result.cases or result.cases[0].value is None:
+        return None
+    counts: Any = checks.plain(result.cases[0].value)
+    if not isinstance(counts, dict) or "first" not in counts:
+        return None
+    first, lengths = counts["first"], counts["lengths"]
+    mean = sum(k * c for k, c in enumerate(lengths, start=1)) / trials
+    return [c / trials for c in first], mean
+
+
+def noncentrality(law: list[float], target: tuple[float, ...], trials: int) -> tuple[float, int]:
+    """Per-trial noncentrality of Pearson's statistic for ``law`` against ``target``, over the
+    bins the check pools at ``trials``, and its degrees of freedom."""
+    groups = statistics.pooled_bins([trials * x for x in target], MIN_EXPECTED)
+    total = 0.0
+    for group in groups:
+        wanted = sum(target[i] for i in group)
+        seen = sum(law[i] for i in group)
+        total += (seen - wanted) ** 2 / wanted
+    return total, max(1, len(groups) - 1)
+
+
+def miss_rate(per_trial: float, target: tuple[float, ...], trials: int, tests: int) -> float:
+    """P(a step of that noncentrality passes the chi-square test at ``trials``)."""
+    df = noncentrality(list(target), target, trials)[1]
+    threshold = statistics.chi2_threshold(FALSE_FAIL / tests / CHI2_SAFETY, df)
+    return statistics.noncentral_chi2_cdf(threshold, df, per_trial * trials)
+
+
+def power(
+    judge: Judge, exercise: Exercise, code: str, pair: Pair, estimate: int = ESTIMATE_TRIALS
+) -> Power | None:
+    """How surely the check's chi-square test on ``pair`` fails ``code``'s step."""
+    check = exercise.distribution
+    assert check is not None
+    found = first_token_law(judge, exercise, code, pair, estimate)
+    if found is None:
+        return None
+    law, mean = found
+    target = pair.p[0]
+    per_trial, df = noncentrality(law, target, pair.trials)
+    threshold = statistics.chi2_threshold(FALSE_FAIL / check.tests / CHI2_SAFETY, df)
+    miss = statistics.noncentral_chi2_cdf(threshold, df, per_trial * pair.trials)
+    needed = None
+    if per_trial > 1e-3:  # below: estimation noise, no number of trials would tell
+        for trials in range(50, distribution.MAX_TRIALS + 1, 10):
+            at, _ = noncentrality(law, target, trials)  # bins pool differently at few trials
+            if at > 0 and miss_rate(at, target, trials, check.tests) <= TARGET_MISS:
+                needed = trials
+                break
+    shift = margin = None
+    if pair.rows_equal:
+        expected, variance = distribution._geometric(pair.alpha, pair.gamma)
+        spread = max(expected - 1, pair.gamma + 1 - expected)
+        rate = FALSE_FAIL / check.tests
+        shift = mean - expected
+        margin = statistics.bernstein_margin(pair.trials, variance, spread, rate)
+    return Power(pair.name, pair.trials, df, threshold, per_trial, miss, needed, shift, margin)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--exercise", default=EXERCISE)
+    parser.add_argument("--estimate", type=int, default=ESTIMATE_TRIALS, help="steps per law")
+    parser.add_argument("mistakes", nargs="*", default=list(MISTAKES), help="golden file stems")
+    args = parser.parse_args(argv)
+    exercise = Catalog.load().get(args.exercise)
+    if exercise is None or exercise.distribution is None:
+        print(f"{args.exercise}: no such exercise with a distribution check")
+        return 2
+    judge = Judge.create(workers=2)
+    try:
+        for index, pair in enumerate(exercise.distribution.pairs, start=1):
+            print(f"pair {index}: {pair.name} ({pair.trials} trials)")
+            for name in args.mistakes:
+                code = (GOLDEN / exercise.id / f"{name}.py").read_text()
+                found = power(judge, exercise, code, pair, args.estimate)
+                if found is None:
+                    print(f"  {name:<34} gave the check nothing to count")
+                    continue
+                mean = (
+                    f"; tokens per step {found.mean_shift:+.3f} (margin {found.mean_margin:.3f})"
+                    if found.mean_shift is not None and found.mean_margin is not None
+                    else ""
+                )
+                print(
+                    f"  {name:<34} noncentrality {found.noncentrality_per_trial:.3f}/trial, "
+                    f"df {found.df}, threshold {found.threshold:.2f}: misses with probability "
+                    f"{found.miss:.1e}; {TARGET_MISS:g} needs "
+                    f"{found.trials_for_target or 'no number of'} trials{mean}"
+                )
+    finally:
+        judge.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
