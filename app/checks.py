@@ -280,14 +280,25 @@ def draws_problem(actual: int | None, expected: int | None) -> str | None:
 _MUTATION_TOLERANCE = Tolerance(rel_tol=1e-9, abs_tol=1e-12)
 
 
+_CONTAINERS = (dict, list)
+
+
 def _unseen(snapshot: Any) -> bool:
-    """Whether a snapshot holds a part the sandbox could not send (too big to compare)."""
-    if isinstance(snapshot, dict):
-        if snapshot.get("t") == "too_big" or snapshot.get("big"):
-            return True
-        return any(_unseen(item) for item in snapshot.values())
-    if isinstance(snapshot, list):
-        return any(_unseen(item) for item in snapshot)
+    """Whether a snapshot holds a part the sandbox could not send (too big to compare).
+
+    A walk with a stack that steps over plain numbers without a call: a Submit's snapshots
+    hold thousands of them, and a recursive walk over each was most of a report's cost."""
+    stack = [snapshot]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:  # a tag (sandbox.values): only its "v" holds others
+            if item.get("t") == "too_big" or item.get("big"):
+                return True
+            inner = item.get("v")
+            if type(inner) in _CONTAINERS:
+                stack.append(inner)
+        elif type(item) is list:
+            stack.extend(value for value in item if type(value) in _CONTAINERS)
     return False
 
 
@@ -310,12 +321,17 @@ def unchecked_note(names: list[str]) -> str | None:
 
 
 def mutation_problem(
-    inputs: dict[str, Any], after: dict[str, Any] | None, kinds: dict[str, str]
+    inputs: dict[str, Any],
+    after: dict[str, Any] | None,
+    kinds: dict[str, str],
+    unchecked: list[str] | None = None,
 ) -> str | None:
-    """Which argument the function changed in place, if any (of those small enough to see)."""
+    """Which argument the function changed in place, if any (of those small enough to see;
+    ``unchecked``: those that were not, when the caller has found them already)."""
     if after is None:
         return None
-    unchecked = unchecked_arguments(after, kinds)
+    if unchecked is None:
+        unchecked = unchecked_arguments(after, kinds)
     for name, kind in kinds.items():
         if name not in after or name in unchecked:
             continue

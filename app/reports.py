@@ -136,14 +136,17 @@ def check_case(
     if draws:
         problems.append(draws)
     kinds = {name: kind for name, kind in exercise.parameters.items() if kind != "rng"}
-    mutation = checks.mutation_problem(_as_built(case.input, kinds), run.inputs_after, kinds)
+    unseen = checks.unchecked_arguments(run.inputs_after, kinds)
+    mutation = checks.mutation_problem(
+        _as_built(case.input, kinds), run.inputs_after, kinds, unseen
+    )
     if mutation:
         problems.append(mutation)
     status = Status.failed if problems else Status.passed
     message = "; ".join(problems)
     if message and explanation:
         message += ". " + explanation
-    unchecked = checks.unchecked_note(checks.unchecked_arguments(run.inputs_after, kinds))
+    unchecked = checks.unchecked_note(unseen)
     if unchecked:  # said even on a pass: the check was skipped, not passed
         message = f"{message}; {unchecked}" if message else unchecked
     return result(status, actual, message or None)

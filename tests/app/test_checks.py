@@ -275,3 +275,27 @@ def test_unchecked_arguments_are_named() -> None:
     assert unchecked_arguments(after, kinds) == ["b"]
     assert unchecked_note([]) is None
     assert "changed b:" in (unchecked_note(["b"]) or "")
+
+
+def test_an_unseen_part_is_found_at_any_depth() -> None:
+    from app.checks import unchecked_arguments
+
+    kinds = {"a": "list", "b": "ndarray"}
+
+    def tagged(*items: dict) -> dict:
+        return {"t": "list", "v": list(items)}
+
+    number = {"t": "int", "v": 3}
+    deep = tagged(number, tagged(number, tagged({"t": "too_big", "type": "list"})))
+    big = tagged(number, {"t": "int", "v": None, "big": True})
+    pairs = {"t": "dict", "v": [[{"t": "str", "v": "k"}, {"t": "too_big", "type": "list"}]]}
+    plain_rows = [[0.5, 0.25], [0.125, 1.0]]  # an ndarray's snapshot: plain numbers
+    assert unchecked_arguments({"a": deep, "b": plain_rows}, kinds) == ["a"]
+    assert unchecked_arguments({"a": big, "b": plain_rows}, kinds) == ["a"]
+    assert unchecked_arguments({"a": pairs, "b": plain_rows}, kinds) == ["a"]
+    # A string that reads "too_big" is a value the learner left there, not the marker.
+    said = tagged(number, {"t": "str", "v": "too_big"}, tagged({"t": "str", "v": "big"}))
+    assert unchecked_arguments({"a": said, "b": plain_rows}, kinds) == []
+    assert unchecked_arguments(
+        {"a": tagged(), "b": {"t": "too_big", "type": "ndarray"}}, kinds
+    ) == ["b"]
