@@ -143,6 +143,10 @@ def _breakdown(grades: list[tuple[float, GradeTiming]]) -> dict[str, Any]:
     return parts
 
 
+def _children_cpu(grades: list[tuple[float, GradeTiming]]) -> float:
+    return _median([sum(job.cpu_ms for job in grade.jobs) for _, grade in grades])
+
+
 async def _grade(
     judge: Judge, recording: RecordingPool, exercise: Exercise, code: str, mode: Mode
 ) -> tuple[float, GradeTiming, bool]:
@@ -159,7 +163,7 @@ async def _measure_exercise(
     judge: Judge, recording: RecordingPool, exercise: Exercise, repeats: int, think_ms: float
 ) -> dict[str, Any]:
     source = unique_sources(exercise.solution_code)
-    runs: list[float] = []
+    runs: list[tuple[float, GradeTiming]] = []
     submits: list[tuple[float, GradeTiming]] = []
     failures = 0
     for round_ in range(repeats + 3):  # three rounds of warm-up, not counted
@@ -167,18 +171,19 @@ async def _measure_exercise(
             total, timing, passed = await _grade(judge, recording, exercise, source(), mode)
             failures += not passed
             if round_ >= 3:
-                if mode is Mode.run:
-                    runs.append(total)
-                else:
-                    submits.append((total, timing))
+                (runs if mode is Mode.run else submits).append((total, timing))
             await asyncio.sleep(think_ms / 1000)
-    run, submit = _ms(runs), _ms([total for total, _ in submits])
+    run, submit = _ms([total for total, _ in runs]), _ms([total for total, _ in submits])
+    run_cpu, submit_cpu = _children_cpu(runs), _children_cpu(submits)
     return {
         "exercise": exercise.id,
         "repeats": repeats,
         "run_ms": run,
         "submit_ms": submit,
         "ratio_p50": round(submit["p50"] / run["p50"], 2),
+        # What the children spent per grade, all jobs together: less sensitive than latency
+        # to what else the machine runs, and what a quiet machine's cores must get through.
+        "children_cpu_ms": {"run": run_cpu, "submit": submit_cpu},
         "breakdown": _breakdown(submits),
         "failures": failures,
     }
@@ -221,6 +226,11 @@ def _print(summary: dict[str, Any]) -> None:
             f"{run['p90']:.1f}; Submit p50 {submit['p50']:.1f} ms, p90 {submit['p90']:.1f}; "
             f"Submit/Run p50 {row['ratio_p50']:.2f}x"
             + (f"  ({row['failures']} grades NOT accepted)" if row["failures"] else "")
+        )
+        cpu = row["children_cpu_ms"]
+        print(
+            f"  children's CPU per grade: Run {cpu['run']:.1f} ms, Submit {cpu['submit']:.1f} ms "
+            f"({cpu['submit'] / max(cpu['run'], 1e-9):.1f}x)"
         )
         parts = row["breakdown"]
         print(

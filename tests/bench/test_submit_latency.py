@@ -1,0 +1,35 @@
+"""`python -m bench submit` runs end to end and takes a Submit apart (numbers, not verdicts)."""
+
+from __future__ import annotations
+
+import json
+
+from app.catalog import EXERCISES_DIR, Catalog
+from bench import submit_latency
+
+
+def test_the_bench_times_run_and_submit_and_names_each_job(capsys) -> None:
+    status = submit_latency.main(["--repeats", "2", "--think-ms", "1", "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert summary["layers"]["seccomp"] and summary["layers"]["policy"]
+    rows = {row["exercise"]: row for row in summary["exercises"]}
+    assert set(rows) == set(submit_latency.DEFAULT_EXERCISES)
+    catalog = Catalog.load(EXERCISES_DIR)
+    for exercise_id, row in rows.items():
+        exercise = catalog.get(exercise_id)
+        assert exercise is not None
+        assert row["failures"] == 0 and row["repeats"] == 2
+        assert row["run_ms"]["p50"] <= row["run_ms"]["p90"]
+        assert row["ratio_p50"] == round(row["submit_ms"]["p50"] / row["run_ms"]["p50"], 2)
+        parts = row["breakdown"]
+        stored = len(exercise.cases) + len(exercise.extra_cases)
+        assert parts["learner"]["jobs"] == 1
+        assert parts["learner"]["cases"] == stored + exercise.random_cases
+        assert parts["reference"]["jobs"] == 1
+        assert parts["reference"]["cases"] == exercise.random_cases
+        pairs = len(exercise.distribution.pairs) if exercise.distribution else 0
+        assert parts.get("check", {"jobs": 0})["jobs"] == pairs  # one job per pair
+        assert parts["host"]["before_first_job_ms"] <= parts["host"]["all_jobs_handed_over_ms"]
+        cpu = row["children_cpu_ms"]
+        assert 0 < cpu["run"] < cpu["submit"]
