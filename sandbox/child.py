@@ -270,7 +270,7 @@ def run_job(
         if job.random_mode is RandomMode.generator and job.rng_argument is not None:
             draws = arguments[job.rng_argument].draws
             drawn = arguments[job.rng_argument].drawn_values
-        inputs_after = values.snapshot_arguments(dict(parameters), arguments)
+        inputs_after = values.snapshot_arguments(dict(parameters), arguments, inputs)
         reply.send(
             {
                 "t": "case",

@@ -41,3 +41,71 @@ def test_arguments_share_one_snapshot_budget_and_a_big_one_does_not_spend_it() -
     assert "rng" not in after
     fits = snapshot_arguments({"xs": "list"}, {"xs": [0.0] * (SNAPSHOT_ITEMS - 1)})
     assert len(fits["xs"]["v"]) == SNAPSHOT_ITEMS - 1
+
+
+def test_an_argument_left_as_built_is_not_sent_back() -> None:
+    import numpy as np
+
+    from sandbox.values import as_built, build_argument, snapshot_arguments
+
+    kinds = {"xs": "list", "p": "ndarray", "q": "ndarray", "k": "value", "rng": "rng"}
+    inputs = {
+        "xs": [1, 2.5, [3, "a"]],
+        "p": [[0.5, 0.5], [0.25, 0.75]],
+        "q": {"empty": [0, 2]},
+        "k": {"n": 3, "flag": True},
+        "rng": {"seed": 1},
+    }
+    arguments = {name: build_argument(kinds[name], inputs[name]) for name in kinds}
+    assert snapshot_arguments(kinds, arguments, inputs) == {}  # nothing changed, nothing sent
+    assert set(snapshot_arguments(kinds, arguments)) == {"xs", "p", "q", "k"}  # no inputs: all
+
+    arguments["xs"][2].append(4)
+    arguments["p"][1, 0] = 0.5
+    after = snapshot_arguments(kinds, arguments, inputs)
+    assert set(after) == {"xs", "p"}
+    assert after["p"] == [[0.5, 0.5], [0.5, 0.75]]
+
+    # Equal is not enough: the exact types must be those the input was built with.
+    assert not as_built("list", [1.0, 2.5, [3, "a"]], inputs["xs"])  # 1 -> 1.0
+    assert not as_built("value", {"n": 3, "flag": 1}, inputs["k"])  # True -> 1
+    assert not as_built("list", [np.int64(1), 2.5, [3, "a"]], inputs["xs"])
+    assert not as_built("ndarray", np.array(inputs["p"], dtype=np.float32), inputs["p"])
+    assert not as_built("ndarray", np.zeros((0, 3)), inputs["q"])
+    assert not as_built("ndarray", [[0.5, 0.5], [0.25, 0.75]], inputs["p"])  # a list now
+    assert not as_built("list", [1, 2.5], inputs["xs"])  # popped
+    assert as_built("ndarray", np.empty((0, 2)), inputs["q"])
+
+
+def test_the_mutation_check_still_sees_every_change_through_the_sandbox() -> None:
+    from sandbox import Job, Limits, Pool
+
+    code = (
+        "def f(xs, table, rows):\n"
+        "    if xs and xs[0] == 'pop':\n"
+        "        xs.pop()\n"
+        "    if 'k' in table and table['k'] == 1:\n"
+        "        table['k'] = 1.0\n"
+        "    if rows[0][0] == 9.0:\n"
+        "        rows[0][0] = 8.0\n"
+        "    return 0\n"
+    )
+    cases = (
+        {"xs": ["keep", 1], "table": {"k": 2}, "rows": [[1.0, 2.0]]},  # nothing touched
+        {"xs": ["pop", 1], "table": {"k": 1}, "rows": [[9.0, 2.0]]},  # all three touched
+    )
+    job = Job(
+        code=code,
+        entry_point="f",
+        cases=cases,
+        parameters={"xs": "list", "table": "value", "rows": "ndarray"},
+        limits=Limits(),
+    )
+    with Pool(workers=1, queue_size=1) as pool:
+        result = pool.run(job, timeout=60)
+    untouched, touched = (case.inputs_after for case in result.cases)
+    assert untouched == {}
+    assert touched is not None and set(touched) == {"xs", "table", "rows"}
+    assert touched["xs"] == {"t": "list", "v": [{"t": "str", "v": "pop"}]}
+    assert touched["table"]["v"][0][1] == {"t": "float", "v": 1.0}
+    assert touched["rows"] == [[8.0, 2.0]]
