@@ -5,6 +5,7 @@ fresh random cases whose expected outputs come from the reference, run in a chil
 from __future__ import annotations
 
 import secrets
+import threading
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,38 @@ def random_inputs(exercise: Exercise, seed: int) -> list[dict[str, Any]]:
         return []
     rng = np.random.default_rng(seed)
     return [exercise.random_case(rng) for _ in range(exercise.random_cases)]
+
+
+class FreshCases:
+    """A fresh seed and its random cases, drawn one Submit ahead for each exercise.
+
+    Drawing them takes a Submit one to two milliseconds before its first job can start; drawn
+    ahead, while the previous Submit's children run, that time is off the path. Each set is
+    handed out once, so every Submit still gets cases of its own; thread-safe.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ready: dict[str, tuple[int, list[dict[str, Any]]]] = {}
+
+    def take(self, exercise: Exercise) -> tuple[int, list[dict[str, Any]]]:
+        """(seed, random inputs) for one Submit: the set drawn ahead, or one drawn now."""
+        with self._lock:
+            ready = self._ready.pop(exercise.id, None)
+        if ready is not None:
+            return ready
+        seed = fresh_seed()
+        return seed, random_inputs(exercise, seed)
+
+    def restock(self, exercise: Exercise) -> None:
+        """Draw the next Submit's set now, if none waits (call while the sandbox works)."""
+        with self._lock:
+            if exercise.id in self._ready:
+                return
+        seed = fresh_seed()
+        drawn = random_inputs(exercise, seed)
+        with self._lock:
+            self._ready.setdefault(exercise.id, (seed, drawn))
 
 
 def stored_cases(exercise: Exercise, submit: bool) -> list[Case]:

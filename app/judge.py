@@ -55,6 +55,7 @@ class Judge:
 
     def __init__(self, pool: Pool) -> None:
         self.pool = pool
+        self.fresh_cases = case_sets.FreshCases()
 
     @classmethod
     def create(
@@ -131,14 +132,13 @@ class Judge:
         if submit and exercise.random_cases:
             # A seed the client chose replays those cases, and fresh ones are drawn beside them
             # every time: a table of answers learnt from one report never passes a Submit.
-            seed = case_sets.fresh_seed()
+            seed, fresh = self.fresh_cases.take(exercise)
             if replayed is not None:
                 replay = case_sets.random_inputs(exercise, replayed)
                 drawn += replay
                 names += [
                     f"replay of seed {replayed}: random {n}" for n in range(1, len(replay) + 1)
                 ]
-            fresh = case_sets.random_inputs(exercise, seed)
             drawn += fresh
             names += [f"random {n}" for n in range(1, len(fresh) + 1)]
         inputs = [case.input for case in cases] + drawn
@@ -147,6 +147,8 @@ class Judge:
         # learner's job, not after it.
         reference = self.reference(exercise, drawn) if drawn else None
         checks = self._check(exercise, code) if submit else []
+        if drawn:
+            self.fresh_cases.restock(exercise)  # the next Submit's, while the children work
         result = await self._outcome(exercise, learner)
         if reference is not None:
             expected = await self._outcome(exercise, reference)

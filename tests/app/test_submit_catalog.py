@@ -52,6 +52,20 @@ def test_random_cases_replay_from_their_seed_and_differ_across_seeds() -> None:
             assert q == {"empty": [0, len(case["p"][0])]} and case["draft"] == []
 
 
+def test_fresh_cases_are_drawn_ahead_and_handed_out_once() -> None:
+    exercise = load_exercise(EXERCISES_DIR / "speculative-decoding-verify")
+    fresh = case_sets.FreshCases()
+    first_seed, first = fresh.take(exercise)  # none ready: drawn now
+    assert first == case_sets.random_inputs(exercise, first_seed)  # replays from its seed
+    fresh.restock(exercise)
+    fresh.restock(exercise)  # one set waits at most
+    seed, drawn = fresh.take(exercise)
+    assert drawn == case_sets.random_inputs(exercise, seed)
+    again, _ = fresh.take(exercise)  # the stocked set went once; this one is new
+    seeds = {first_seed, seed, again}
+    assert len(seeds) == 3 and all(0 <= s < 2**31 for s in seeds)
+
+
 def test_an_extra_case_hint_outside_the_hints_is_refused(folder: Path) -> None:
     _edit_extra(folder, lambda cases: cases[0].update(hint=9))
     with pytest.raises(ExerciseError, match=r"extra_cases.json: case 1 .* hint must be"):

@@ -78,10 +78,14 @@ def test_submit_grades_examples_extra_and_random_in_order_with_the_seed(
     assert body["verdict"] == "accepted" and body["passed"] == body["total"] == total
     # The reference ran as a job of its own, on the random inputs only; the learner's job
     # never held the solution, nor did the distribution check's (the learner's code and the
-    # trusted driver). All were jobs of the pool: nothing ran in this process.
-    learner, reference, check = recorded[1].jobs
+    # trusted driver, one job per pair). All were jobs of the pool: nothing ran in this process.
+    learner, reference, *pairs = recorded[1].jobs
     assert learner.code == code and len(learner.cases) == 6 + extra + 20
-    assert check.code == code and check.driver and len(check.cases) == checked
+    assert len(pairs) == checked
+    assert all(job.code == code and job.driver and len(job.cases) == 1 for job in pairs)
+    assert [job.cases[0] for job in pairs] == [
+        pair.inputs() for pair in exercise.distribution.pairs
+    ]
     assert reference.code == exercise.solution_code and reference.trace
     assert list(reference.cases) == [t["input"] for t in body["tests"] if t["group"] == "random"]
     # The same seed replays the same random cases, and fresh ones are drawn beside them.
