@@ -164,6 +164,18 @@ def test_a_full_queue_refuses_at_once() -> None:
         assert first.result(timeout=10).cases[0].outcome == "timeout"
 
 
+def test_jobs_that_belong_together_are_admitted_all_or_none() -> None:
+    with Pool(workers=1, queue_size=1, slow_lane=0) as small:
+        first = small.submit(spinning_job(500))
+        with pytest.raises(PoolSaturated):
+            small.submit_all([spinning_job(500), spinning_job(500)])  # room for one only
+        lanes = small.lanes()
+        assert (lanes["fast"]["in_use"], lanes["queue"]["in_use"]) == (1, 0)  # none left behind
+        together = small.submit_all([spinning_job(500)])
+        assert first.result(timeout=10).cases[0].outcome == "timeout"
+        assert together[0].result(timeout=10).cases[0].outcome == "timeout"
+
+
 def test_a_dead_zygote_fails_pending_work_and_is_replaced() -> None:
     with Pool(workers=1, queue_size=2) as pool:
         job = spinning_job(5000)
