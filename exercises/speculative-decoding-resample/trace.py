@@ -20,6 +20,8 @@ def trace(p, q, draft, rng):
         u = float(rng.random())
         draw += 1
         ratio = float(p[i, x] / q[i, x]) if q[i, x] > 0 else float("inf")
+        if q[i, x] == 0 and p[i, x] == 0:
+            ratio = 0.0  # numpy's 0 / 0 is nan, and u < nan is False: the reference rejects
         accepted = u < ratio
         steps.append(
             {
