@@ -59,7 +59,7 @@ def test_each_step_wrong_in_distribution_fails(name: str, judge: Judge, exercise
         assert "(the most over-sampled)" in message and "(the most under-sampled)" in message
     # The first pair (every row the same) is built so the residual's mistakes show there; an
     # unclamped residual (its sum is round-off) puts all its mass on one token, which the
-    # second pair, whose p has no token above 0.3, shows at a noncentrality of 0.35 per step.
+    # second pair, whose draft always proposes token 1 (p = 0.1), shows at 9 per step.
     decisive = 1 if name == "wrong_residual_not_clamped" else 0
     assert rows[decisive].status == Status.failed
 

@@ -9,13 +9,17 @@ miss rate (tools/distribution_power.py prints the same numbers for exercise.toml
 
 from __future__ import annotations
 
+import itertools
+import math
 from pathlib import Path
 
 import pytest
 
+from app import statistics
 from app.catalog import Catalog, Exercise
+from app.distribution import CHI2_SAFETY, FALSE_FAIL, Pair
 from app.judge import Judge
-from tools.distribution_power import power
+from tools.distribution_power import exact_false_fail, power
 
 EXERCISE = "speculative-decoding-resample"
 GOLDEN = Path(__file__).parent / "solutions" / EXERCISE
@@ -73,3 +77,45 @@ def test_a_bonus_after_rejection_fails_the_mean_by_far(judge: Judge, exercise: E
     # One more token after each rejection, P(a rejection) = 1 - 0.5^3: far past the margin.
     assert found.mean_shift == pytest.approx(1 - 0.5**3, abs=0.05)
     assert found.mean_shift > 2.5 * found.mean_margin
+
+
+def _enumerated(target: tuple[float, ...], trials: int, tests: int) -> float:
+    """The same tail, by a plain loop over every count vector (small cases only)."""
+    threshold = statistics.chi2_threshold(FALSE_FAIL / tests / CHI2_SAFETY, len(target) - 1)
+    total = 0.0
+    for head in itertools.product(range(trials + 1), repeat=len(target) - 1):
+        if sum(head) > trials:
+            continue
+        counts = (*head, trials - sum(head))
+        pairs = list(zip(counts, target, strict=True))
+        statistic = sum((c - trials * p) ** 2 / (trials * p) for c, p in pairs)
+        if statistic > threshold:
+            ways = math.factorial(trials) // math.prod(math.factorial(c) for c in counts)
+            total += ways * math.prod(p**c for c, p in pairs)
+    return total
+
+
+@pytest.mark.parametrize(
+    ("target", "trials"),
+    [((0.7, 0.3), 80), ((0.5, 0.3, 0.2), 100), ((0.25, 0.25, 0.25, 0.25), 80)],  # no bin pooled
+)
+def test_the_exact_false_fail_rate_is_the_enumerated_one(
+    target: tuple[float, ...], trials: int
+) -> None:
+    pair = Pair("probe", (target, target), (target,), trials, seed=1)
+    exact = exact_false_fail(pair, tests=3)
+    assert exact is not None and exact > 0
+    assert exact == pytest.approx(_enumerated(target, trials, tests=3), rel=1e-9)
+
+
+def test_a_correct_step_fails_the_whole_check_with_probability_below_1e6(
+    exercise: Exercise,
+) -> None:
+    check = exercise.distribution
+    assert check is not None
+    share = FALSE_FAIL / check.tests
+    chi_square = [exact_false_fail(pair, check.tests) for pair in check.pairs]
+    assert all(rate is not None and rate <= share for rate in chi_square), chi_square
+    # Each mean test's margin is Bernstein's bound at its share: it holds at any trials.
+    means = sum(pair.rows_equal for pair in check.pairs) * share
+    assert sum(rate or 0.0 for rate in chi_square) + means <= FALSE_FAIL

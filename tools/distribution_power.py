@@ -20,10 +20,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 if str(CHECKOUT) not in sys.path:
@@ -143,6 +147,45 @@ def power(
     return Power(pair.name, pair.trials, df, threshold, per_trial, miss, needed, shift, margin)
 
 
+def exact_false_fail(pair: Pair, tests: int) -> float | None:
+    """P(a correct step fails ``pair``'s chi-square test), exactly: the multinomial law of the
+    first token's counts summed over every count vector past the threshold (None: more than
+    four bins, too many vectors to enumerate).
+
+    The threshold is the asymptotic chi-square's (at the share of FALSE_FAIL over CHI2_SAFETY);
+    this is what a correct step meets at the declared trials, with no approximation."""
+    trials = pair.trials
+    target = pair.p[0]
+    groups = statistics.pooled_bins([trials * x for x in target], MIN_EXPECTED)
+    probabilities = np.array([sum(target[i] for i in group) for group in groups])
+    if len(groups) > 4 or not math.isclose(probabilities.sum(), 1.0):
+        return None
+    df = max(1, len(groups) - 1)
+    threshold = statistics.chi2_threshold(FALSE_FAIL / tests / CHI2_SAFETY, df)
+    expected = trials * probabilities
+    log_factorial = np.array([math.lgamma(k + 1.0) for k in range(trials + 1)])
+    log_p = np.log(probabilities)
+    # The first bins' counts in a loop, the last two free ones as a grid, the last one implied.
+    heads = itertools.product(range(trials + 1), repeat=max(0, len(groups) - 3))
+    total = 0.0
+    for head in heads:
+        left = trials - sum(head)
+        if left < 0:
+            continue
+        free = len(groups) - 1 - len(head)  # 0, 1 or 2 counts on the grid
+        axes = np.meshgrid(*[np.arange(left + 1)] * free, indexing="ij") if free else []
+        rows = [np.full(axes[0].shape if axes else (1,), h) for h in head] + list(axes)
+        last = left - sum(axes) if axes else np.array([left])
+        keep = last >= 0
+        counts = np.stack([row[keep] for row in rows] + [np.asarray(last)[keep]])
+        statistic = (((counts - expected[:, None]) ** 2) / expected[:, None]).sum(axis=0)
+        past = counts[:, statistic > threshold]
+        if past.size:
+            log_pmf = log_factorial[trials] - log_factorial[past].sum(axis=0)
+            total += float(np.exp(log_pmf + (past * log_p[:, None]).sum(axis=0)).sum())
+    return total
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--exercise", default=EXERCISE)
@@ -155,8 +198,18 @@ def main(argv: list[str]) -> int:
         return 2
     judge = Judge.create(workers=2)
     try:
-        for index, pair in enumerate(exercise.distribution.pairs, start=1):
-            print(f"pair {index}: {pair.name} ({pair.trials} trials)")
+        check = exercise.distribution
+        for index, pair in enumerate(check.pairs, start=1):
+            exact = exact_false_fail(pair, check.tests)
+            share = FALSE_FAIL / check.tests
+            print(
+                f"pair {index}: {pair.name} ({pair.trials} trials): a correct step fails its "
+                + (
+                    f"chi-square with probability {exact:.2e} exactly (its share: {share:.2e})"
+                    if exact is not None
+                    else "chi-square with a probability not enumerated (over four bins)"
+                )
+            )
             for name in args.mistakes:
                 code = (GOLDEN / exercise.id / f"{name}.py").read_text()
                 found = power(judge, exercise, code, pair, args.estimate)
