@@ -20,13 +20,13 @@ times smaller. Seeds are fixed, so a verdict is reproducible.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app import checks, statistics
 from app.schemas import CaseResult, Chart, Group, Status
-from sandbox import CaseRun, ErrorInfo, Job, Limits, Outcome, RunResult
+from sandbox import Outcome, RunResult
 
 FALSE_FAIL = 1e-6
 CHI2_SAFETY = 10.0
@@ -127,65 +127,6 @@ def load_check(raw: Any, folder: Path) -> DistributionCheck | None:
     source = driver.read_text(encoding="utf-8")
     compile(source, str(driver), "exec")  # a SyntaxError names the line
     return DistributionCheck(source, tuple(pairs))
-
-
-# CPU time the check allows per call of the step: the reference takes about 0.1 ms here, so a
-# correct step many times slower still passes (a pair of 500 trials: one second of CPU).
-STEP_ALLOWANCE_MS = 2.0
-
-
-def check_jobs(
-    check: DistributionCheck, code: str, entry_point: str, helpers: str, limits: Limits
-) -> list[Job]:
-    """The learner's code and the trusted driver, one job per declared pair (in their order).
-
-    One job each, so the pairs run beside each other and beside the Submit's other jobs, on
-    as many cores as the pool has. The check calls the step hundreds of times where a case
-    calls it once, so each job has a time budget of its own, scaled by its trials: the
-    exercise's (one second for all the exact cases) made a correct step only two or three
-    times slower than the reference fail the check, and the reference itself on a busy machine
-    (red team, round 2). A pair that fits the exercise's budget keeps its limits exactly, so
-    its job runs in one of the warm spare children, which are forked with those limits.
-    """
-    jobs = []
-    for pair in check.pairs:
-        budget = max(limits.time_ms, math.ceil(pair.trials * STEP_ALLOWANCE_MS))
-        jobs.append(
-            Job(
-                code=code,
-                entry_point=entry_point,
-                cases=(pair.inputs(),),
-                parameters={"p": "ndarray", "q": "ndarray", "trials": "value", "seed": "value"},
-                limits=limits if budget == limits.time_ms else replace(limits, time_ms=budget),
-                helpers=helpers,
-                driver=check.driver,
-            )
-        )
-    return jobs
-
-
-def merged_result(results: list[RunResult]) -> RunResult:
-    """The pairs' jobs as one result, its cases in the pairs' order (what ``check_rows`` and
-    the report's verdict read): a pair's job that did not load makes the whole check unloaded
-    (every pair runs the same code)."""
-    setup = next((result.setup for result in results if result.setup is not None), None)
-    cases = [
-        result.cases[0]
-        if result.cases
-        else CaseRun(
-            outcome=Outcome.crashed,
-            error=ErrorInfo(type="Sandbox", message="the check's process gave no answer"),
-        )
-        for result in results
-    ]
-    return RunResult(
-        layers=results[0].layers if results else {},
-        setup=setup,
-        cases=[] if setup is not None else cases,
-        wall_ms=max((result.wall_ms for result in results), default=0.0),
-        cpu_ms=sum(result.cpu_ms for result in results),
-        demoted=any(result.demoted for result in results),
-    )
 
 
 # -- from counts to a row --------------------------------------------------------------------

@@ -14,7 +14,7 @@ from collections.abc import Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from app import case_sets, custom_input, distribution
+from app import case_sets, check_jobs, custom_input, distribution
 from app.catalog import Exercise
 from app.errors import JudgeError, PayloadTooLarge, Saturated
 from app.reports import build_report, limits_text, with_check_rows
@@ -199,24 +199,29 @@ class Judge:
         """``run_custom_async`` for callers without an event loop."""
         return run_to_completion(self.run_custom_async(exercise, code, raw_input))
 
-    def _check(self, exercise: Exercise, code: str) -> list[Future[RunResult]]:
-        """The exercise's distribution check on ``code``, one job of the pool per pair (none
-        declared: no jobs).
+    def _check(
+        self, exercise: Exercise, code: str
+    ) -> list[tuple[check_jobs.Chunk, Future[RunResult]]]:
+        """The exercise's distribution check on ``code``, one job of the pool per chunk of a
+        pair's trials (none declared: no jobs).
 
         The learner's code and the trusted driver, in confined children; the counts come back
         here for the statistics (app/distribution.py)."""
         check = exercise.distribution
         if check is None:
             return []
-        jobs = distribution.check_jobs(
+        jobs = check_jobs.check_jobs(
             check, code, exercise.entry_point, exercise.helpers_code, exercise.limits
         )
-        return [self._submit(job) for job in jobs]
+        return [(chunk, self._submit(job)) for chunk, job in jobs]
 
-    async def _checked(self, exercise: Exercise, futures: list[Future[RunResult]]) -> RunResult:
+    async def _checked(
+        self, exercise: Exercise, futures: list[tuple[check_jobs.Chunk, Future[RunResult]]]
+    ) -> RunResult:
         """The check's jobs, waited for together, as one result (a case per pair, in order)."""
-        results = [await self._outcome(exercise, future) for future in futures]
-        return distribution.merged_result(results)
+        assert exercise.distribution is not None
+        done = [(chunk, await self._outcome(exercise, future)) for chunk, future in futures]
+        return check_jobs.merged_result(exercise.distribution, done)
 
     async def check_rows_async(
         self, exercise: Exercise, code: str, exact_failed: bool

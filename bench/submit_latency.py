@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from app.catalog import EXERCISES_DIR, Catalog, Exercise
-from app.judge import Judge
+from app.judge import Judge, run_to_completion
 from app.schemas import Mode, Status
 from bench.sandbox_step import LIGHT_LOAD_THINK_MS, unique_sources
 from bench.stats import percentile
@@ -203,9 +203,8 @@ def run_submit_bench(
             exercise = catalog.get(exercise_id)
             if exercise is None:
                 raise SystemExit(f"bench submit: no exercise {exercise_id!r}")
-            rows.append(
-                asyncio.run(_measure_exercise(judge, recording, exercise, repeats, think_ms))
-            )
+            measured = _measure_exercise(judge, recording, exercise, repeats, think_ms)
+            rows.append(run_to_completion(measured))  # a loop of its own, even inside one
         layers = judge.health()["layers"]
     finally:
         judge.close()

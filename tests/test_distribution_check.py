@@ -174,33 +174,40 @@ def test_a_correct_step_slower_than_the_reference_still_passes(
     assert [row.status for row in rows] == [Status.passed] * len(rows), [r.message for r in rows]
 
 
-def test_each_pair_is_a_job_with_a_budget_scaled_by_its_trials(exercise: Exercise) -> None:
-    from app.distribution import STEP_ALLOWANCE_MS, check_jobs
+def test_each_chunk_of_trials_is_a_job_with_a_budget_scaled_by_its_trials(
+    exercise: Exercise,
+) -> None:
+    from app.check_jobs import CHUNK_TRIALS, SEED_STRIDE, STEP_ALLOWANCE_MS, check_jobs
 
     check = exercise.distribution
     assert check is not None
     jobs = check_jobs(check, "", exercise.entry_point, "", exercise.limits)
-    assert len(jobs) == len(check.pairs) >= 2
-    for job, pair in zip(jobs, check.pairs, strict=True):
-        assert job.cases == (pair.inputs(),)  # one pair, one case: the pairs run side by side
-        assert job.driver == check.driver
-        assert job.limits.time_ms == max(
-            exercise.limits.time_ms, round(pair.trials * STEP_ALLOWANCE_MS)
-        )
-        assert job.limits.time_ms >= pair.trials * STEP_ALLOWANCE_MS
-        assert job.limits.memory_mb == exercise.limits.memory_mb
-    # A pair whose trials fit the exercise's budget keeps the exercise's limits exactly (the
-    # warm spare children are forked with those); a longer one gets a budget of its own.
-    small = dataclasses.replace(check.pairs[0], trials=10)
+    for index, pair in enumerate(check.pairs):
+        mine = [(chunk, job) for chunk, job in jobs if chunk.pair == index]
+        assert len(mine) == -(-pair.trials // CHUNK_TRIALS)  # as few chunks as fit
+        assert sum(chunk.trials for chunk, _ in mine) == pair.trials
+        assert [chunk.first_trial for chunk, _ in mine] == [
+            sum(c.trials for c, _ in mine[:k]) for k in range(len(mine))
+        ]
+        for k, (chunk, job) in enumerate(mine):
+            assert 0 < chunk.trials <= CHUNK_TRIALS
+            assert chunk.seed == pair.seed + k * SEED_STRIDE  # the first keeps the pair's seed
+            assert job.cases == ({**pair.inputs(), "trials": chunk.trials, "seed": chunk.seed},)
+            assert job.driver == check.driver
+            assert job.limits.time_ms >= chunk.trials * STEP_ALLOWANCE_MS
+            assert job.limits.memory_mb == exercise.limits.memory_mb
+    assert [chunk.pair for chunk, _ in jobs] == sorted(chunk.pair for chunk, _ in jobs)
+    # A chunk that fits the exercise's budget keeps the exercise's limits exactly (the warm
+    # spare children are forked with those); a longer one gets a budget of its own.
     large = dataclasses.replace(check.pairs[0], trials=5_000)
-    few, many = check_jobs(
-        dataclasses.replace(check, pairs=(small, large)), "", "f", "", exercise.limits
+    ((_, many),) = check_jobs(
+        dataclasses.replace(check, pairs=(large,)), "", "f", "", exercise.limits, most=5_000
     )
-    assert few.limits == exercise.limits
+    assert all(job.limits == exercise.limits for _, job in jobs)
     assert many.limits.time_ms == 10_000 > exercise.limits.time_ms
 
 
-def test_the_pool_gets_one_check_job_per_pair_and_the_rows_keep_their_order(
+def test_the_pool_gets_the_chunks_and_the_rows_keep_the_pairs_order(
     judge: Judge, exercise: Exercise
 ) -> None:
     from app.schemas import Group, Mode
@@ -220,7 +227,11 @@ def test_the_pool_gets_one_check_job_per_pair_and_the_rows_keep_their_order(
     finally:
         del judge.pool.submit
     drivers = [job for job in handed if job.driver]
-    assert [job.cases for job in drivers] == [(pair.inputs(),) for pair in check.pairs]
+    from app.check_jobs import check_jobs
+
+    chunked = check_jobs(check, exercise.solution_code, exercise.entry_point, "", exercise.limits)
+    assert [job.cases for job in drivers] == [job.cases for _, job in chunked]
+    assert len(drivers) > len(check.pairs)  # the longest pair runs as more than one job
     rows = [test for test in report.tests if test.group == Group.check]
     assert [row.name for row in rows] == [f"distribution check: {p.name}" for p in check.pairs]
     assert [row.input for row in rows] == [pair.inputs() for pair in check.pairs]

@@ -33,7 +33,7 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 if str(CHECKOUT) not in sys.path:
     sys.path.insert(0, str(CHECKOUT))
 
-from app import checks, distribution, statistics  # noqa: E402
+from app import check_jobs, checks, distribution, statistics  # noqa: E402
 from app.catalog import Catalog, Exercise  # noqa: E402
 from app.distribution import CHI2_SAFETY, FALSE_FAIL, MIN_EXPECTED, Pair  # noqa: E402
 from app.judge import Judge  # noqa: E402
@@ -79,12 +79,13 @@ def first_token_law(
     check = exercise.distribution
     assert check is not None
     probe = dataclasses.replace(pair, trials=trials, seed=ESTIMATE_SEED)
-    (job,) = distribution.check_jobs(
+    ((_, job),) = check_jobs.check_jobs(
         dataclasses.replace(check, pairs=(probe,)),
         code,
         exercise.entry_point,
         exercise.helpers_code,
         exercise.limits,
+        most=trials,  # one job: the estimate's trials all in one child
     )
     result = judge.pool.submit(job).result(timeout=600)
     if result.setup is not None or not result.cases or result.cases[0].value is None:

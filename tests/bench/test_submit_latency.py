@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from app.catalog import EXERCISES_DIR, Catalog
+from app.check_jobs import CHUNK_TRIALS
 from bench import submit_latency
 
 
@@ -28,8 +29,9 @@ def test_the_bench_times_run_and_submit_and_names_each_job(capsys) -> None:
         assert parts["learner"]["cases"] == stored + exercise.random_cases
         assert parts["reference"]["jobs"] == 1
         assert parts["reference"]["cases"] == exercise.random_cases
-        pairs = len(exercise.distribution.pairs) if exercise.distribution else 0
-        assert parts.get("check", {"jobs": 0})["jobs"] == pairs  # one job per pair
+        pairs = exercise.distribution.pairs if exercise.distribution else ()
+        chunks = sum(-(-pair.trials // CHUNK_TRIALS) for pair in pairs)
+        assert parts.get("check", {"jobs": 0})["jobs"] == chunks  # one job per chunk of trials
         assert parts["host"]["before_first_job_ms"] <= parts["host"]["all_jobs_handed_over_ms"]
         cpu = row["children_cpu_ms"]
         assert 0 < cpu["run"] < cpu["submit"]
