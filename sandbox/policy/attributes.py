@@ -18,7 +18,7 @@ from typing import Any
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
 from sandbox.policy import refusal
-from sandbox.policy.numpy_access import guard_attribute
+from sandbox.policy.numpy_access import AS_IS_CLASSES, guard_attribute
 from sandbox.policy.refusal import PolicyError
 
 # Attribute names refused on every object, whatever its type: they lead to files, pickles,
@@ -108,8 +108,25 @@ _FORMATTER = SafeFormatter()
 _STR_FORMAT = str.format
 
 
+# Names that passed ``check_attribute``'s name rule (which looks at the name alone), so that
+# the commonest read, ``tokens.append`` or ``np.cumsum``, need not ask again. Bounded: learner
+# code can make names without end.
+_READABLE_NAMES: set[str] = set()
+_READABLE_LIMIT = 4096
+
+
 def learner_getattr(obj: Any, name: str, default: Any = ..., /) -> Any:
     """``getattr`` (and every ``obj.name``) in learner code."""
+    cls = type(obj)
+    if (
+        AS_IS_CLASSES.get(id(cls)) is cls
+        and type(name) is str
+        and name in _READABLE_NAMES
+        and obj.__class__ is cls
+    ):
+        # A name already found readable, on an object no rule but the name's concerns (not
+        # numpy's, not a module, a class or super): guard_attribute would give it as it is.
+        return getattr(obj, name) if default is ... else getattr(obj, name, default)
     if name == "__init__" and type(obj) is super:
         # super().__init__(...) in a learner's class: the parent's initialiser, bound to
         # the learner's own object (or object.__init__, a no-op, for anything else).
@@ -126,6 +143,8 @@ def learner_getattr(obj: Any, name: str, default: Any = ..., /) -> Any:
         if type(value) is BuiltinMethodType and isinstance(value.__self__, str):
             return functools.partial(_format_string, value.__self__)
         return value
+    if len(_READABLE_NAMES) < _READABLE_LIMIT:
+        _READABLE_NAMES.add(name)  # it passed the name rule above, and it is not "format"
     value = getattr(obj, name) if default is ... else getattr(obj, name, default)
     return guard_attribute(obj, name, value)
 

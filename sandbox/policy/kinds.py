@@ -17,9 +17,23 @@ import numpy as np
 # numpy's boolean, integer, floating and complex scalar types (each has a single dtype).
 NUMERIC_SCALARS = frozenset(np.dtype(code).type for code in "?bBhHiIlLqQpPefdgFDG")
 
+# Plus Python's numbers and strings, None, slices and classes (``dtype=float`` is an operand).
 PLAIN_TYPES = frozenset(
-    {type(None), bool, int, float, complex, str, bytes, slice, type(Ellipsis)} | NUMERIC_SCALARS
+    {type(None), bool, int, float, complex, str, bytes, slice, type(Ellipsis), type}
+    | NUMERIC_SCALARS
 )
+
+# numpy's built-in numeric dtypes, by identity (numpy keeps one of each, and so does this set:
+# no other live object has their ids). An exact np.ndarray with one of them holds numbers.
+_NUMERIC_DTYPE_IDS = frozenset(id(np.dtype(kind)) for kind in NUMERIC_SCALARS)
+
+
+def plain(value: Any) -> bool:
+    """Whether neither numpy rule could refuse ``value``, told from its exact type (and, for
+    numpy's own array class, its dtype) alone: a number, a string, a numeric np.ndarray..."""
+    kind = type(value)
+    return kind in PLAIN_TYPES or (kind is np.ndarray and id(value.dtype) in _NUMERIC_DTYPE_IDS)
+
 
 # numpy's own dtype getters. A learner's subclass of np.ndarray may define a class attribute
 # ``dtype`` (a plain name): ``value.dtype`` would then say float64 of an array of objects.

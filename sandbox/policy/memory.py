@@ -91,7 +91,12 @@ def refuse_structured(what: str, parts: Iterable[Any]) -> None:
     ``numpy.void`` scalars; learner code has no use for them here.
     """
     for part in parts:
-        if type(part) not in PLAIN_TYPES and _structured(part):
+        kind = type(part)
+        if kind is np.ndarray:  # numpy's own class: its dtype is the real one
+            dtype = part.dtype
+            if dtype.names is not None or dtype.kind == "V":
+                raise PolicyError(structured_result(what))
+        elif kind not in PLAIN_TYPES and _structured(part):
             raise PolicyError(structured_result(what))
 
 

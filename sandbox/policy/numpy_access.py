@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from types import ModuleType, WrapperDescriptorType
 from typing import Any
 
 import numpy as np
 
 from sandbox.policy import memory, object_arrays
+from sandbox.policy.kinds import plain
 
 # Functions and methods that are elementwise and take where= (zeroed where it is False).
 ELEMENTWISE_WITH_WHERE = frozenset(["clip"])
@@ -26,30 +28,81 @@ UFUNC_METHODS = frozenset("reduce accumulate reduceat at outer".split())
 def guarded_call(function: Callable[..., Any], what: str) -> Callable[..., Any]:
     """``function`` as learner code may call it: no array of objects in, no structured array or
     object array of a learner subclass out."""
+    return _named(_guarded(function, what, elementwise=False), function)
 
-    @functools.wraps(function, assigned=("__name__", "__qualname__", "__doc__"), updated=())
-    def guarded(*args: Any, **kwargs: Any) -> Any:
-        object_arrays.refuse_operands(what, (*args, *kwargs.values()))
-        result = function(*args, **kwargs)
+
+def _refuse_results(what: str, result: Any) -> None:
+    if not plain(result):  # a number, a numeric array: neither rule could refuse it
         parts = result if type(result) is tuple else (result,)
         memory.refuse_structured(what, parts)
         object_arrays.refuse_results(what, parts)
+
+
+def _checked_call(
+    function: Callable[..., Any], what: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """Call ``function`` under the two numpy rules: operands first, then what comes back."""
+    object_arrays.refuse_operands(what, args, kwargs)
+    result = function(*args, **kwargs)
+    _refuse_results(what, result)
+    return result
+
+
+def _masked(
+    function: Callable[..., Any], what: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """``_checked_call`` of an elementwise function given ``where=``: unwritten slots zeroed."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return _checked_call(function, what, args, kwargs)
+
+    return memory.masked_call(call, args, kwargs)
+
+
+def _guarded(function: Callable[..., Any], what: str, elementwise: bool) -> Callable[..., Any]:
+    """``guarded_call``, plus the ``where=`` zeroing of ``memory.masked_call`` when
+    ``elementwise``. Made on every method read, so kept cheap (no ``functools.wraps``; the
+    checks of ``_checked_call`` written out, one call fewer)."""
+    if elementwise:
+
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            if "where" in kwargs:
+                return _masked(function, what, args, kwargs)
+            return _checked_call(function, what, args, kwargs)
+
+        return guarded
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        object_arrays.refuse_operands(what, args, kwargs)
+        result = function(*args, **kwargs)
+        _refuse_results(what, result)
         return result
 
-    return guarded
+    return checked
+
+
+def _named(guard: Callable[..., Any], function: Callable[..., Any]) -> Callable[..., Any]:
+    """A guard made once (a surface's member) carries its function's name and docstring."""
+    functools.update_wrapper(guard, function, ("__name__", "__qualname__", "__doc__"), ())
+    return guard
 
 
 class GuardedUfunc:
     """A numpy ufunc as learner code sees it: guarded calls, and guarded methods."""
 
-    __slots__ = ("_ufunc", "_call")
+    __slots__ = ("_ufunc", "_what")
 
     def __init__(self, ufunc: np.ufunc) -> None:
         object.__setattr__(self, "_ufunc", ufunc)
-        object.__setattr__(self, "_call", _guarded(ufunc, f"np.{ufunc.__name__}", True))
+        object.__setattr__(self, "_what", f"np.{ufunc.__name__}")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return object.__getattribute__(self, "_call")(*args, **kwargs)
+        if "where" in kwargs:
+            return _masked(self._ufunc, self._what, args, kwargs)
+        object_arrays.refuse_operands(self._what, args, kwargs)
+        result = self._ufunc(*args, **kwargs)
+        _refuse_results(self._what, result)
+        return result
 
     def __getattr__(self, name: str) -> Any:
         ufunc = object.__getattribute__(self, "_ufunc")
@@ -62,31 +115,18 @@ class GuardedUfunc:
         return repr(object.__getattribute__(self, "_ufunc"))
 
 
-def _guarded(function: Callable[..., Any], what: str, elementwise: bool) -> Callable[..., Any]:
-    """``guarded_call``, plus the ``where=`` zeroing of ``memory.masked_call`` when
-    ``elementwise``."""
-    guarded = guarded_call(function, what)
-    if not elementwise:
-        return guarded
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return memory.masked_call(guarded, args, kwargs)
-
-    return call
-
-
 def guard_member(prefix: str, name: str, value: Any) -> Any:
     """One member of a surface as learner code gets it (``prefix`` names it in refusals)."""
     if isinstance(value, np.ufunc):
         return GuardedUfunc(value)
     if callable(value) and not isinstance(value, type):
-        return _guarded(value, f"{prefix}.{name}", name in ELEMENTWISE_WITH_WHERE)
+        return _named(_guarded(value, f"{prefix}.{name}", name in ELEMENTWISE_WITH_WHERE), value)
     return value  # classes (dtypes, errstate, deque...) and constants
 
 
 def vectorize(pyfunc: Any, *args: Any, **kwargs: Any) -> Any:
     """``np.vectorize``: the vectorised function is called like any other numpy function."""
-    return guarded_call(np.vectorize(pyfunc, *args, **kwargs), "np.vectorize(...)")
+    return _guarded(np.vectorize(pyfunc, *args, **kwargs), "np.vectorize(...)", False)
 
 
 def guard_surface(members: dict[str, Any], prefix: str = "np") -> dict[str, Any]:
@@ -99,8 +139,82 @@ def from_numpy(cls: type) -> bool:
     return any(base.__module__.partition(".")[0] == "numpy" for base in cls.__mro__)
 
 
+# What ``guard_attribute`` does with an attribute of an instance depends, but for the checks
+# each rule makes of the instance itself (an array's dtype), on the instance's class alone:
+# so the class is sorted once. This holds because learner code cannot change a class's MRO or
+# ``__module__`` (no '_' names: not in code, not in setattr), cannot make ``__class__`` lie
+# (no ``__class__``/``__getattribute__`` in a class body; ``_reports_its_own_class``), and
+# cannot assign ``obj.__class__``. Classes whose instances need the whole walk every time:
+# ``super`` (the rules apply to its ``__self__``), classes (instances of ``type``), modules,
+# ufuncs, numpy's flexible scalars (np.void, np.str_, np.bytes_).
+AS_IS, _ARRAY, _NUMPY_OBJECT, _EACH_TIME = "as is", "array", "numpy object", "each time"
+_EACH_TIME_BASES = (type, super, ModuleType, np.ufunc, np.flexible)
+# Keyed by id, the class itself checked on the way out: looking a class up never runs a
+# metaclass's __hash__ or __eq__. Each entry holds its class, so its id is never reused.
+_SORTED_CLASSES: dict[int, tuple[type, str]] = {}
+# The classes sorted AS_IS, by id: ``attributes.learner_getattr`` reads their attributes
+# directly, for the same answer as guard_attribute's.
+AS_IS_CLASSES: dict[int, type] = {}
+_SORTED_LIMIT = 4096  # learner code can make classes without end: past this, sort each time
+_OBJECT_CLASS = object.__dict__["__class__"]
+
+
+def _reports_its_own_class(cls: type) -> bool:
+    """Whether ``isinstance`` on an instance of ``cls`` sees ``cls`` (no ``__class__`` of its own,
+    no ``__getattribute__`` written in Python that could answer for it)."""
+    found = {}
+    for base in cls.__mro__:
+        for name in ("__class__", "__getattribute__"):
+            if name not in found and name in base.__dict__:
+                found[name] = base.__dict__[name]
+    return found.get("__class__") is _OBJECT_CLASS and isinstance(
+        found.get("__getattribute__"), WrapperDescriptorType
+    )
+
+
+def _sort(cls: type) -> str:
+    if not _reports_its_own_class(cls) or issubclass(cls, _EACH_TIME_BASES):
+        return _EACH_TIME
+    if issubclass(cls, (np.ndarray, np.generic)):
+        return _ARRAY
+    return _NUMPY_OBJECT if from_numpy(cls) else AS_IS
+
+
+def _sort_and_keep(cls: type) -> str:
+    kind = _sort(cls)
+    if len(_SORTED_CLASSES) < _SORTED_LIMIT:
+        _SORTED_CLASSES[id(cls)] = (cls, kind)
+        if kind is AS_IS:
+            AS_IS_CLASSES[id(cls)] = cls
+    return kind
+
+
 def guard_attribute(obj: Any, name: str, value: Any) -> Any:
     """What learner code gets for ``obj.name`` (already looked up as ``value``)."""
+    cls = type(obj)
+    entry = _SORTED_CLASSES.get(id(cls))
+    kind = entry[1] if entry is not None and entry[0] is cls else _sort_and_keep(cls)
+    if obj.__class__ is not cls:  # isinstance reads __class__: let it answer, every time
+        kind = _EACH_TIME
+    if kind is AS_IS:
+        # Neither numpy's nor a class, a module or super: no numpy rule concerns it.
+        return value
+    if kind is _ARRAY:
+        memory.check_attribute(obj, name)
+        object_arrays.check_attribute(obj, name)
+        if not callable(value):
+            return value
+        return _guarded(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE)
+    if kind is _NUMPY_OBJECT:
+        memory.check_attribute(obj, name)
+        if not callable(value):
+            return value
+        return _guarded(value, f"{cls.__name__}.{name}", False)
+    return _guard_attribute_walk(obj, name, value)
+
+
+def _guard_attribute_walk(obj: Any, name: str, value: Any) -> Any:
+    """``guard_attribute`` for any object, asking every question of the object itself."""
     if type(obj) is super:
         # super().clip() in a subclass of np.ndarray reaches the array's own methods.
         obj = obj.__self__  # type: ignore[attr-defined]
@@ -120,5 +234,5 @@ def guard_attribute(obj: Any, name: str, value: Any) -> Any:
     if callable(value) and from_numpy(owner):
         # Any other numpy object's methods (a Generator's permuted(x, out=objects) writes into
         # an object array), a learner's subclass of one included.
-        return guarded_call(value, f"{owner.__name__}.{name}")
+        return _guarded(value, f"{owner.__name__}.{name}", False)
     return value

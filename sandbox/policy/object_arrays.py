@@ -54,6 +54,8 @@ OBJECT_ARRAY_ATTRIBUTES = frozenset(
 
 def is_object_array(value: Any) -> bool:
     """An array, scalar or record that holds Python objects (by the dtype numpy sees)."""
+    if type(value) is np.ndarray:  # numpy's own class: its dtype is the real one
+        return bool(value.dtype.hasobject)
     return isinstance(value, (np.ndarray, np.generic)) and numpy_dtype(value).hasobject
 
 
@@ -61,28 +63,8 @@ def holds_objects(value: Any) -> bool:
     """An array (or record) of Python objects, or a list/tuple with one at its top level."""
     kind = type(value)
     if kind is list or kind is tuple:
-        return _any_holds_objects(value, nested=False)
+        return any(is_object_array(item) for item in value if type(item) not in PLAIN_TYPES)
     return is_object_array(value)
-
-
-def _any_holds_objects(values: Iterable[Any], nested: bool) -> bool:
-    # The common operands (numbers, numeric arrays) are told apart by their exact type alone;
-    # anything else is asked the full question. ``nested``: look one list or tuple deep.
-    for value in values:
-        kind = type(value)
-        if kind in PLAIN_TYPES:
-            continue
-        if kind is np.ndarray:
-            if value.dtype.hasobject:
-                return True
-            continue
-        if nested and (kind is list or kind is tuple):
-            if _any_holds_objects(value, nested=False):
-                return True
-            continue
-        if is_object_array(value):
-            return True
-    return False
 
 
 def refuse_operands(
@@ -90,10 +72,16 @@ def refuse_operands(
 ) -> None:
     """Refuse a call of ``what`` that would hand numpy (or trusted code) an object array:
     among ``args`` and the values of ``keywords``, directly or in a list or tuple."""
-    if _any_holds_objects(args, nested=True) or (
-        keywords and _any_holds_objects(keywords.values(), nested=True)
-    ):
-        raise ObjectArrayRefused(object_array_operand(what))
+    # The common operands (numbers, numeric arrays) are told apart by their exact type alone;
+    # anything else is asked the full question.
+    for value in args:
+        kind = type(value)
+        if kind in PLAIN_TYPES or (kind is np.ndarray and not value.dtype.hasobject):
+            continue
+        if holds_objects(value):
+            raise ObjectArrayRefused(object_array_operand(what))
+    if keywords:
+        refuse_operands(what, keywords.values())
 
 
 def refuse_results(what: str, parts: Iterable[Any]) -> None:
