@@ -41,9 +41,12 @@ _ARRAY_DTYPE = np.ndarray.__dict__["dtype"].__get__
 _SCALAR_DTYPE = np.generic.__dict__["dtype"].__get__
 
 
-def numpy_dtype(value: np.ndarray[Any, Any] | np.generic) -> np.dtype[Any]:
-    """The dtype numpy itself uses for ``value`` (an array or a numpy scalar), whatever its
-    class says."""
-    if isinstance(value, np.ndarray):
+def numpy_dtype(value: Any) -> np.dtype[Any] | None:
+    """The dtype numpy itself uses for ``value``, whatever its class says; None if ``value`` is
+    neither an array nor a numpy scalar (by its real type: numpy's C code ignores __class__)."""
+    kind = type(value)
+    if issubclass(kind, np.ndarray):
         return _ARRAY_DTYPE(value)  # type: ignore[no-any-return]
-    return _SCALAR_DTYPE(value)  # type: ignore[no-any-return]
+    if issubclass(kind, np.generic):
+        return _SCALAR_DTYPE(value)  # type: ignore[no-any-return]
+    return None

@@ -78,10 +78,8 @@ def new_array(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 
 def _structured(value: Any) -> bool:
-    if not isinstance(value, (np.ndarray, np.generic)):
-        return False
     dtype = numpy_dtype(value)  # not value.dtype: a learner's subclass can shadow that name
-    return dtype.names is not None or dtype.kind == "V"
+    return dtype is not None and (dtype.names is not None or dtype.kind == "V")
 
 
 def refuse_structured(what: str, parts: Iterable[Any]) -> None:

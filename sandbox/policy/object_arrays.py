@@ -56,7 +56,8 @@ def is_object_array(value: Any) -> bool:
     """An array, scalar or record that holds Python objects (by the dtype numpy sees)."""
     if type(value) is np.ndarray:  # numpy's own class: its dtype is the real one
         return bool(value.dtype.hasobject)
-    return isinstance(value, (np.ndarray, np.generic)) and numpy_dtype(value).hasobject
+    dtype = numpy_dtype(value)
+    return dtype is not None and dtype.hasobject
 
 
 def holds_objects(value: Any) -> bool:
