@@ -18,7 +18,13 @@ from typing import Any
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
 from sandbox.policy import refusal
-from sandbox.policy.numpy_access import AS_IS_CLASSES, guard_attribute
+from sandbox.policy.numpy_access import (
+    AS_IS,
+    EACH_TIME,
+    SORTED_CLASSES,
+    guard_attribute,
+    guard_sorted_attribute,
+)
 from sandbox.policy.refusal import PolicyError
 
 # Attribute names refused on every object, whatever its type: they lead to files, pickles,
@@ -117,16 +123,18 @@ _READABLE_LIMIT = 4096
 
 def learner_getattr(obj: Any, name: str, default: Any = ..., /) -> Any:
     """``getattr`` (and every ``obj.name``) in learner code."""
-    cls = type(obj)
-    if (
-        AS_IS_CLASSES.get(id(cls)) is cls
-        and type(name) is str
-        and name in _READABLE_NAMES
-        and obj.__class__ is cls
-    ):
-        # A name already found readable, on an object no rule but the name's concerns (not
-        # numpy's, not a module, a class or super): guard_attribute would give it as it is.
-        return getattr(obj, name) if default is ... else getattr(obj, name, default)
+    if type(name) is str and name in _READABLE_NAMES:
+        cls = type(obj)
+        entry = SORTED_CLASSES.get(id(cls))
+        if entry is not None and entry[0] is cls and obj.__class__ is cls:
+            # A name already found readable, on an object of a class already sorted as not a
+            # module, a class or super: only guard_attribute's rules are left to apply.
+            kind = entry[1]
+            if kind is AS_IS:
+                return getattr(obj, name) if default is ... else getattr(obj, name, default)
+            if kind is not EACH_TIME:
+                value = getattr(obj, name) if default is ... else getattr(obj, name, default)
+                return guard_sorted_attribute(kind, obj, name, value)
     if name == "__init__" and type(obj) is super:
         # super().__init__(...) in a learner's class: the parent's initialiser, bound to
         # the learner's own object (or object.__init__, a no-op, for anything else).

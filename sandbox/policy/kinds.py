@@ -25,14 +25,14 @@ PLAIN_TYPES = frozenset(
 
 # numpy's built-in numeric dtypes, by identity (numpy keeps one of each, and so does this set:
 # no other live object has their ids). An exact np.ndarray with one of them holds numbers.
-_NUMERIC_DTYPE_IDS = frozenset(id(np.dtype(kind)) for kind in NUMERIC_SCALARS)
+NUMERIC_DTYPE_IDS = frozenset(id(np.dtype(kind)) for kind in NUMERIC_SCALARS)
 
 
 def plain(value: Any) -> bool:
     """Whether neither numpy rule could refuse ``value``, told from its exact type (and, for
     numpy's own array class, its dtype) alone: a number, a string, a numeric np.ndarray..."""
     kind = type(value)
-    return kind in PLAIN_TYPES or (kind is np.ndarray and id(value.dtype) in _NUMERIC_DTYPE_IDS)
+    return kind in PLAIN_TYPES or (kind is np.ndarray and id(value.dtype) in NUMERIC_DTYPE_IDS)
 
 
 # numpy's own dtype getters. A learner's subclass of np.ndarray may define a class attribute

@@ -17,12 +17,13 @@ from typing import Any
 import numpy as np
 
 from sandbox.policy import memory, object_arrays
-from sandbox.policy.kinds import plain
+from sandbox.policy.kinds import NUMERIC_DTYPE_IDS, PLAIN_TYPES
 
 # Functions and methods that are elementwise and take where= (zeroed where it is False).
 ELEMENTWISE_WITH_WHERE = frozenset(["clip"])
 # ufunc methods that reduce or scatter over an operand (np.maximum.reduce(a), ...).
 UFUNC_METHODS = frozenset("reduce accumulate reduceat at outer".split())
+_ARRAY_CLASS = np.ndarray
 
 
 def guarded_call(function: Callable[..., Any], what: str) -> Callable[..., Any]:
@@ -31,20 +32,38 @@ def guarded_call(function: Callable[..., Any], what: str) -> Callable[..., Any]:
     return _named(_guarded(function, what, elementwise=False), function)
 
 
-def _refuse_results(what: str, result: Any) -> None:
-    if not plain(result):  # a number, a numeric array: neither rule could refuse it
-        parts = result if type(result) is tuple else (result,)
-        memory.refuse_structured(what, parts)
-        object_arrays.refuse_results(what, parts)
-
-
 def _checked_call(
     function: Callable[..., Any], what: str, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
-    """Call ``function`` under the two numpy rules: operands first, then what comes back."""
-    object_arrays.refuse_operands(what, args, kwargs)
+    """Call ``function`` under the two numpy rules: operands first, then what comes back.
+
+    Values ``kinds.plain`` passes (numbers, numeric arrays of numpy's own class), which no rule
+    could refuse, are told apart here without a call: this runs for every numpy call learner
+    code makes. Anything else goes to the rules themselves.
+    """
+    for value in args:
+        kind = type(value)
+        if kind not in PLAIN_TYPES and not (
+            kind is _ARRAY_CLASS and id(value.dtype) in NUMERIC_DTYPE_IDS
+        ):
+            object_arrays.refuse_operands(what, args, kwargs)
+            break
+    else:
+        for value in kwargs.values():
+            kind = type(value)
+            if kind not in PLAIN_TYPES and not (
+                kind is _ARRAY_CLASS and id(value.dtype) in NUMERIC_DTYPE_IDS
+            ):
+                object_arrays.refuse_operands(what, args, kwargs)
+                break
     result = function(*args, **kwargs)
-    _refuse_results(what, result)
+    kind = type(result)
+    if kind not in PLAIN_TYPES and not (
+        kind is _ARRAY_CLASS and id(result.dtype) in NUMERIC_DTYPE_IDS
+    ):
+        parts = result if kind is tuple else (result,)
+        memory.refuse_structured(what, parts)
+        object_arrays.refuse_results(what, parts)
     return result
 
 
@@ -61,8 +80,7 @@ def _masked(
 
 def _guarded(function: Callable[..., Any], what: str, elementwise: bool) -> Callable[..., Any]:
     """``guarded_call``, plus the ``where=`` zeroing of ``memory.masked_call`` when
-    ``elementwise``. Made on every method read, so kept cheap (no ``functools.wraps``; the
-    checks of ``_checked_call`` written out, one call fewer)."""
+    ``elementwise``. Made on every method read, so kept cheap (no ``functools.wraps``)."""
     if elementwise:
 
         def guarded(*args: Any, **kwargs: Any) -> Any:
@@ -73,10 +91,7 @@ def _guarded(function: Callable[..., Any], what: str, elementwise: bool) -> Call
         return guarded
 
     def checked(*args: Any, **kwargs: Any) -> Any:
-        object_arrays.refuse_operands(what, args, kwargs)
-        result = function(*args, **kwargs)
-        _refuse_results(what, result)
-        return result
+        return _checked_call(function, what, args, kwargs)
 
     return checked
 
@@ -99,10 +114,7 @@ class GuardedUfunc:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if "where" in kwargs:
             return _masked(self._ufunc, self._what, args, kwargs)
-        object_arrays.refuse_operands(self._what, args, kwargs)
-        result = self._ufunc(*args, **kwargs)
-        _refuse_results(self._what, result)
-        return result
+        return _checked_call(self._ufunc, self._what, args, kwargs)
 
     def __getattr__(self, name: str) -> Any:
         ufunc = object.__getattribute__(self, "_ufunc")
@@ -147,14 +159,12 @@ def from_numpy(cls: type) -> bool:
 # cannot assign ``obj.__class__``. Classes whose instances need the whole walk every time:
 # ``super`` (the rules apply to its ``__self__``), classes (instances of ``type``), modules,
 # ufuncs, numpy's flexible scalars (np.void, np.str_, np.bytes_).
-AS_IS, _ARRAY, _NUMPY_OBJECT, _EACH_TIME = "as is", "array", "numpy object", "each time"
+AS_IS, _ARRAY, _NUMPY_OBJECT, EACH_TIME = "as is", "array", "numpy object", "each time"
 _EACH_TIME_BASES = (type, super, ModuleType, np.ufunc, np.flexible)
 # Keyed by id, the class itself checked on the way out: looking a class up never runs a
 # metaclass's __hash__ or __eq__. Each entry holds its class, so its id is never reused.
-_SORTED_CLASSES: dict[int, tuple[type, str]] = {}
-# The classes sorted AS_IS, by id: ``attributes.learner_getattr`` reads their attributes
-# directly, for the same answer as guard_attribute's.
-AS_IS_CLASSES: dict[int, type] = {}
+# ``attributes.learner_getattr`` reads it too, to go straight to ``guard_sorted_attribute``.
+SORTED_CLASSES: dict[int, tuple[type, str]] = {}
 _SORTED_LIMIT = 4096  # learner code can make classes without end: past this, sort each time
 _OBJECT_CLASS = object.__dict__["__class__"]
 
@@ -174,28 +184,33 @@ def _reports_its_own_class(cls: type) -> bool:
 
 def _sort(cls: type) -> str:
     if not _reports_its_own_class(cls) or issubclass(cls, _EACH_TIME_BASES):
-        return _EACH_TIME
+        return EACH_TIME
     if issubclass(cls, (np.ndarray, np.generic)):
         return _ARRAY
     return _NUMPY_OBJECT if from_numpy(cls) else AS_IS
 
 
-def _sort_and_keep(cls: type) -> str:
+def sort_class(cls: type) -> str:
+    """How ``guard_attribute`` treats instances of ``cls`` (sorted once, then remembered)."""
+    entry = SORTED_CLASSES.get(id(cls))
+    if entry is not None and entry[0] is cls:
+        return entry[1]
     kind = _sort(cls)
-    if len(_SORTED_CLASSES) < _SORTED_LIMIT:
-        _SORTED_CLASSES[id(cls)] = (cls, kind)
-        if kind is AS_IS:
-            AS_IS_CLASSES[id(cls)] = cls
+    if len(SORTED_CLASSES) < _SORTED_LIMIT:
+        SORTED_CLASSES[id(cls)] = (cls, kind)
     return kind
 
 
 def guard_attribute(obj: Any, name: str, value: Any) -> Any:
     """What learner code gets for ``obj.name`` (already looked up as ``value``)."""
     cls = type(obj)
-    entry = _SORTED_CLASSES.get(id(cls))
-    kind = entry[1] if entry is not None and entry[0] is cls else _sort_and_keep(cls)
-    if obj.__class__ is not cls:  # isinstance reads __class__: let it answer, every time
-        kind = _EACH_TIME
+    # isinstance reads __class__: an object whose __class__ is not its type gets the walk.
+    kind = sort_class(cls) if obj.__class__ is cls else EACH_TIME
+    return guard_sorted_attribute(kind, obj, name, value)
+
+
+def guard_sorted_attribute(kind: str, obj: Any, name: str, value: Any) -> Any:
+    """``guard_attribute``, the object's class sorted as ``kind`` (and its __class__ honest)."""
     if kind is AS_IS:
         # Neither numpy's nor a class, a module or super: no numpy rule concerns it.
         return value
@@ -209,7 +224,7 @@ def guard_attribute(obj: Any, name: str, value: Any) -> Any:
         memory.check_attribute(obj, name)
         if not callable(value):
             return value
-        return _guarded(value, f"{cls.__name__}.{name}", False)
+        return _guarded(value, f"{type(obj).__name__}.{name}", False)
     return _guard_attribute_walk(obj, name, value)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sandbox.policy import PolicyError, numpy_access
+from sandbox.policy import PolicyError, attributes, numpy_access
 from sandbox.policy.attributes import learner_getattr
 from sandbox.policy.kinds import plain
 from tests.sandbox.policy.learner import run, with_objects
@@ -90,13 +90,13 @@ def test_an_object_whose_class_lies_gets_the_whole_walk(kind: type) -> None:
 
 
 def test_a_full_cache_still_sorts_every_class(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(numpy_access, "_SORTED_CLASSES", {})
-    monkeypatch.setattr(numpy_access, "AS_IS_CLASSES", {})
+    monkeypatch.setattr(numpy_access, "SORTED_CLASSES", {})
+    monkeypatch.setattr(attributes, "SORTED_CLASSES", numpy_access.SORTED_CLASSES)
     monkeypatch.setattr(numpy_access, "_SORTED_LIMIT", 0)
     with pytest.raises(PolicyError, match="Python objects"):
         run(with_objects("return a.sum()"))
     assert run("def f():\n    return float(np.ones(2).sum())\n") == 2.0
-    assert numpy_access.AS_IS_CLASSES == {}
+    assert numpy_access.SORTED_CLASSES == {}
 
 
 # -- names found readable once: the object is still asked ------------------------------------
