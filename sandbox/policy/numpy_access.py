@@ -49,7 +49,7 @@ def _checked_call(
             object_arrays.refuse_operands(what, args, kwargs)
             break
     else:
-        for value in kwargs.values():
+        for value in kwargs.values() if kwargs else ():
             kind = type(value)
             if kind not in PLAIN_TYPES and not (
                 kind is _ARRAY_CLASS and id(value.dtype) in NUMERIC_DTYPE_IDS
@@ -94,6 +94,17 @@ def _guarded(function: Callable[..., Any], what: str, elementwise: bool) -> Call
         return _checked_call(function, what, args, kwargs)
 
     return checked
+
+
+def _method(
+    value: Callable[..., Any], what: str, elementwise: bool, owner: type, name: str
+) -> Callable[..., Any]:
+    """A numpy object's method as learner code gets it: guarded, and named as Python names it
+    (``ndarray.sum``), so that printing it reads as it did with ``functools.wraps``."""
+    guard = _guarded(value, what, elementwise)
+    guard.__name__ = name
+    guard.__qualname__ = f"{owner.__name__}.{name}"
+    return guard
 
 
 def _named(guard: Callable[..., Any], function: Callable[..., Any]) -> Callable[..., Any]:
@@ -219,12 +230,12 @@ def guard_sorted_attribute(kind: str, obj: Any, name: str, value: Any) -> Any:
         object_arrays.check_attribute(obj, name)
         if not callable(value):
             return value
-        return _guarded(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE)
+        return _method(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE, type(obj), name)
     if kind is _NUMPY_OBJECT:
         memory.check_attribute(obj, name)
         if not callable(value):
             return value
-        return _guarded(value, f"{type(obj).__name__}.{name}", False)
+        return _method(value, f"{type(obj).__name__}.{name}", False, type(obj), name)
     return _guard_attribute_walk(obj, name, value)
 
 
@@ -239,15 +250,15 @@ def _guard_attribute_walk(obj: Any, name: str, value: Any) -> Any:
         if not callable(value):
             return value
         # Its methods take arrays too: np.zeros(1).clip(objects) is np.clip(objects).
-        return _guarded(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE)
+        return _method(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE, type(obj), name)
     if isinstance(obj, type) and issubclass(obj, np.ndarray) and callable(value):
         # Unbound (np.ndarray.clip, type(a).argmax): the array comes as an argument.
-        return _guarded(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE)
+        return _method(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE, obj, name)
     if isinstance(obj, np.ufunc) and name in UFUNC_METHODS:
-        return _guarded(value, f"np.{obj.__name__}.{name}", name == "outer")
+        return _method(value, f"np.{obj.__name__}.{name}", name == "outer", type(obj), name)
     owner = obj if isinstance(obj, type) else type(obj)
     if callable(value) and from_numpy(owner):
         # Any other numpy object's methods (a Generator's permuted(x, out=objects) writes into
         # an object array), a learner's subclass of one included.
-        return _guarded(value, f"{owner.__name__}.{name}", False)
+        return _method(value, f"{owner.__name__}.{name}", False, owner, name)
     return value
