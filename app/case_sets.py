@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from app import feedback
+from app import feedback, reports
 from app.catalog import Case, Exercise
 from sandbox import Outcome, RandomMode, RunResult
 
@@ -34,12 +34,12 @@ def stored_cases(exercise: Exercise, submit: bool) -> list[Case]:
     return list(exercise.cases) + (list(exercise.extra_cases) if submit else [])
 
 
-def reference_problem(result: RunResult | None, index: int) -> str | None:
+def reference_problem(exercise: Exercise, result: RunResult | None, index: int) -> str | None:
     """Why the reference gave no answer for case ``index`` (None when it did)."""
     if result is None:
         return "the reference did not run"
     if result.setup is not None:
-        return f"the reference did not load: {result.setup.message}"
+        return f"the reference did not load: {reports.setup_detail(exercise, result.setup)}"
     if index >= len(result.cases):
         return "the reference did not reach this input"
     run = result.cases[index]
@@ -75,7 +75,7 @@ def expected_cases(
     by ``names`` (one per input, or one pattern with ``{n}``, counted from 1)."""
     cases = []
     for index, case_input in enumerate(inputs):
-        problem = reference_problem(result, index)
+        problem = reference_problem(exercise, result, index)
         expected: dict[str, Any] = {}
         if problem is None and result is not None:
             # Value, draws, the numbers drawn and the reference's trace, as regen stores them.

@@ -8,7 +8,9 @@ arrive as JSON tags describing exact types, and are compared as plain data.
 from __future__ import annotations
 
 import functools
+import os
 import re
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -350,6 +352,35 @@ def scrub(text: str | None) -> str | None:
     return text
 
 
+_SIGNALS: dict[int, str] = {
+    signal.SIGSEGV: "a segmentation fault (the process touched invalid memory)",
+    signal.SIGBUS: "a bus error",
+    signal.SIGABRT: "an abort",
+    signal.SIGFPE: "a floating-point exception",
+    signal.SIGKILL: "being killed",
+    signal.SIGXCPU: "running out of CPU time",
+    signal.SIGILL: "an illegal instruction",
+}
+
+
+def process_end(status: int | None, malformed: str | None, when: str) -> str:
+    """How the process running the learner's code ended, from its wait status (or why its reply
+    could not be read); ``when`` ends the sentence of an early exit."""
+    if malformed:
+        return f"malformed reply from the sandbox ({scrub(malformed)})"
+    if status is not None and os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        return "the process running your code ended with " + _SIGNALS.get(
+            number, f"signal {number}"
+        )
+    if status is not None and os.WIFEXITED(status):
+        return (
+            f"the process running your code exited early (exit code {os.WEXITSTATUS(status)}) "
+            + when
+        )
+    return "the process running your code ended unexpectedly"
+
+
 def error_message(run: CaseRun, limits_text: dict[str, str]) -> str:
     """The sentence for a case that did not return normally."""
     error = run.error
@@ -358,15 +389,22 @@ def error_message(run: CaseRun, limits_text: dict[str, str]) -> str:
     if run.outcome is Outcome.memory:
         return f"memory limit exceeded: {limits_text['memory']}"
     if run.outcome is Outcome.output:
-        detail = error.message if error and error.message else "too much output"
+        # A print flood is cut in the child (its output comes back, cut); a result or output
+        # too large for the reply is found by the zygote, which stopped the child.
+        detail = (
+            "too much output"
+            if run.output_truncated
+            else "your result (or printed output) is too large to report"
+        )
         return f"output limit exceeded: {detail} (print less, at most {limits_text['output']})"
     if run.outcome is Outcome.bad_input:
         detail = f" ({error.type}: {error.message})" if error and error.message else ""
         return f"your function was not called: this input cannot be made into its arguments{detail}"
+    if run.outcome is Outcome.crashed:
+        malformed = error.message if error is not None else None
+        return process_end(run.exit_status, malformed, "before this case finished")
     if error is None:
         return "your code failed"
-    if run.outcome is Outcome.crashed:
-        return scrub(error.message) or "the process running your code ended unexpectedly"
     where = f" (line {error.line})" if error.line else ""
     text = f"{error.type}{where}: {error.message}" if error.message else f"{error.type}{where}"
     if error.trace:

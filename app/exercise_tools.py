@@ -82,7 +82,7 @@ def _random_case_problems(judge: Judge, exercise: Exercise) -> list[str]:
             return []
         result = judge.reference(exercise, inputs).result(timeout=120)
         for index in range(len(inputs)):
-            problem = case_sets.reference_problem(result, index)
+            problem = case_sets.reference_problem(exercise, result, index)
             if problem:
                 problems.append(f"random case {index + 1} of seed {seed}: {problem}")
                 break

@@ -58,7 +58,10 @@ def _accept_sentence(step: dict[str, Any]) -> str:
     var = str(step.get("var", "u"))
     u, a = step["u"], step["a"]
     draft, target = step["draft"], step["target"]
-    if draft == 0:
+    if draft == 0 and target == 0 and a == 0:
+        # The resample reference's u < p/q with numpy's 0 / 0 (nan): never true.
+        rule = f"a = 0 (token {step['token']}: 0 / 0 is not a number, and u < nan is false)"
+    elif draft == 0:
         rule = f"a = 1 (the draft's probability of token {step['token']} is 0)"
     else:
         rule = f"a = min(1, {number(target)} / {number(draft)}) = {number(a)}"

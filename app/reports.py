@@ -206,7 +206,7 @@ def build_report(
     cases = list(exercise.cases) if cases is None else cases
     total = len(cases)
     if result.setup is not None:
-        return _setup_report(cases, result.setup, duration_ms, mode, seed)
+        return _setup_report(exercise, cases, result.setup, duration_ms, mode, seed)
     tests = []
     # The case just before the first one not run is the one that spent a budget.
     first_not_run = next(
@@ -277,12 +277,34 @@ SETUP_LEAD = {
 }
 
 
+def setup_detail(exercise: Exercise, setup: SetupFailure) -> str:
+    """What went wrong while the code was loading, after the lead: the compiler's, the policy's
+    or the exception's own text, or the judge's words for what the sandbox reported as data."""
+    limits = exercise.limits
+    if setup.kind is SetupKind.missing_entry and not setup.message:
+        found = f" (found a {setup.found} with that name)" if setup.found else ""
+        return f"define a function named {exercise.entry_point}{found}"
+    if setup.kind is SetupKind.output and not setup.message:
+        cap_kb = limits.output_bytes // 1024
+        return f"your code printed more than {cap_kb} KB while it was being loaded"
+    if setup.kind is SetupKind.timeout and not setup.message:
+        return f"used up the time budget of {limits.time_ms} ms"
+    if setup.kind is SetupKind.crashed:
+        return checks.process_end(setup.exit_status, setup.message, "while it was being loaded")
+    return setup.message
+
+
 def _setup_report(
-    cases: list[Case], setup: SetupFailure, duration_ms: float, mode: Mode, seed: int | None
+    exercise: Exercise,
+    cases: list[Case],
+    setup: SetupFailure,
+    duration_ms: float,
+    mode: Mode,
+    seed: int | None,
 ) -> Report:
     where = f"line {setup.line}: " if setup.line else ""
     lead = SETUP_LEAD[setup.kind]
-    message = checks.scrub(f"{lead}: {where}{setup.message}")
+    message = checks.scrub(f"{lead}: {where}{setup_detail(exercise, setup)}")
     tests = [_unrun(case, "not run: " + lead.lower()) for case in cases]
     return Report(
         status=Status.error,

@@ -8,6 +8,7 @@ Everything a child wrote is validated here, on the trusted side.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import time
@@ -18,30 +19,12 @@ from sandbox import protocol
 from sandbox.limits import Limits
 from sandbox.protocol import CaseRun, ErrorInfo, Outcome, RunResult, SetupFailure, SetupKind
 
-_SIGNALS: dict[int, str] = {
-    signal.SIGSEGV: "a segmentation fault (the process touched invalid memory)",
-    signal.SIGBUS: "a bus error",
-    signal.SIGABRT: "an abort",
-    signal.SIGFPE: "a floating-point exception",
-    signal.SIGKILL: "being killed",
-    signal.SIGXCPU: "running out of CPU time",
-    signal.SIGILL: "an illegal instruction",
+# How a child stopped before its cases, as the set-up failure the host words.
+SETUP_KIND = {
+    Outcome.timeout: SetupKind.timeout,
+    Outcome.memory: SetupKind.memory,
+    Outcome.output: SetupKind.output,
 }
-
-
-def describe_exit(status: int) -> str:
-    """A learner-facing sentence for how a child process ended."""
-    if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        return "the process running your code ended with " + _SIGNALS.get(
-            number, f"signal {number}"
-        )
-    if os.WIFEXITED(status):
-        return (
-            f"the process running your code exited early (exit code {os.WEXITSTATUS(status)}) "
-            "before this case finished"
-        )
-    return "the process running your code ended unexpectedly"
 
 
 @dataclass
@@ -104,39 +87,32 @@ class JobRecord:
             ready, ended = self._digest(report.first_case, mailbox)
             broken = None
         except protocol.ProtocolError as exc:
-            ready, ended, broken = False, False, f"malformed reply from the sandbox ({exc})"
+            ready, ended, broken = False, False, str(exc)
         if self.setup is not None or ended:
             return None
-        outcome, sentence = self._cause(report, broken)
+        outcome, error, status = self._cause(report, broken)
+        stopped = CaseRun(outcome=outcome, error=error, exit_status=status)
         running = report.running
         if ready and report.first_case <= running < self.total and running not in self.cases:
-            self.cases[running] = CaseRun(
-                outcome=outcome,
-                error=ErrorInfo(type="Sandbox", message=sentence),
-                duration_ms=float(self.limits.time_ms) if outcome is Outcome.timeout else 0.0,
-            )
+            spent = float(self.limits.time_ms) if outcome is Outcome.timeout else 0.0
+            self.cases[running] = dataclasses.replace(stopped, duration_ms=spent)
             following = running + 1
         elif ready and running in self.cases and outcome is not Outcome.timeout:
             following = running + 1  # the case was reported; the child died between cases
         elif ready:
             following = max(self.cases, default=report.first_case - 1) + 1
             if following < self.total and following not in self.cases:
-                self.cases[following] = CaseRun(
-                    outcome=outcome, error=ErrorInfo(type="Sandbox", message=sentence)
-                )
+                self.cases[following] = stopped
                 following += 1
         elif report.first_case > 0:
             # A fresh child for the rest of a job whose set-up already succeeded: whatever
             # stops it before its first case is that case's outcome, not a set-up failure.
-            self.cases[report.first_case] = CaseRun(
-                outcome=outcome, error=ErrorInfo(type="Sandbox", message=sentence)
-            )
+            self.cases[report.first_case] = stopped
             following = report.first_case + 1
         else:
-            kind = {Outcome.timeout: SetupKind.timeout, Outcome.memory: SetupKind.memory}.get(
-                outcome, SetupKind.crashed
-            )
-            self.setup = SetupFailure(kind=kind, message=sentence)
+            kind = SETUP_KIND.get(outcome, SetupKind.crashed)
+            detail = error.message if error is not None else ""
+            self.setup = SetupFailure(kind=kind, message=detail, exit_status=status)
             return None
         if outcome is Outcome.timeout or self.reply_bytes >= self.limits.reply_bytes:
             # The time budget is spent, or the room for the whole job's results is full: the
@@ -146,15 +122,18 @@ class JobRecord:
             return None
         return following if following < self.total else None
 
-    def _cause(self, report: AttemptReport, broken: str | None) -> tuple[Outcome, str]:
+    def _cause(
+        self, report: AttemptReport, broken: str | None
+    ) -> tuple[Outcome, ErrorInfo | None, int | None]:
+        """Why the child stopped, as data: (outcome, a protocol error, the wait status)."""
         status = report.status
         if report.timed_out or (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU):
-            return Outcome.timeout, f"used up the time budget of {self.limits.time_ms} ms"
+            return Outcome.timeout, None, None
         if report.overflowed:
-            return Outcome.output, "your result (or printed output) is too large to report"
+            return Outcome.output, None, None
         if broken:
-            return Outcome.crashed, broken
-        return Outcome.crashed, describe_exit(status)
+            return Outcome.crashed, ErrorInfo(type="ProtocolError", message=broken), None
+        return Outcome.crashed, None, status
 
     def _digest(self, first_case: int, mailbox: bytes) -> tuple[bool, bool]:
         """Apply one child's messages in order: (reached its cases, reported them all)."""
@@ -167,7 +146,7 @@ class JobRecord:
                 self.layers = protocol.parse_layers(message.get("layers"))
             elif kind == "setup" and not ready:
                 self.setup = protocol.parse_setup(
-                    {key: message.get(key) for key in ("kind", "message", "line")}
+                    {key: message.get(key) for key in ("kind", "message", "line", "found")}
                 )
                 return False, True
             elif kind == "ready" and not ready:

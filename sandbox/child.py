@@ -105,10 +105,9 @@ def receive_assignment(fd: int) -> tuple[dict[str, Any], Job]:
             return header, Job.from_document(json.loads(body))
 
 
-def _abandon_setup(reply: Mailbox, cap: int) -> Callable[[Capture], NoReturn]:
+def _abandon_setup(reply: Mailbox) -> Callable[[Capture], NoReturn]:
     def abandon(capture: Capture) -> NoReturn:
-        message = f"your code printed more than {cap // 1024} KB while it was being loaded"
-        reply.send({"t": "setup", "kind": "output", "message": message, "line": None})
+        reply.send({"t": "setup", "kind": "output", "message": "", "line": None})
         os._exit(0)
 
     return abandon
@@ -213,7 +212,7 @@ def run_job(
         reply.send({"t": "setup", "kind": kind, "message": failure.message, "line": failure.line})
         return
 
-    capture = Capture(output_cap, on_overflow=_abandon_setup(reply, output_cap))
+    capture = Capture(output_cap, on_overflow=_abandon_setup(reply))
     policy.print_hook = capture.write
     try:
         exec(code, globals_)
@@ -225,10 +224,10 @@ def run_job(
         return
     entry = globals_.get(job.entry_point)
     if not callable(entry):
-        message = f"define a function named {job.entry_point}"
-        if entry is not None:
-            message += f" (found a {type(entry).__name__} with that name)"
-        reply.send({"t": "setup", "kind": "missing_entry", "message": message, "line": None})
+        found = None if entry is None else type(entry).__name__
+        reply.send(
+            {"t": "setup", "kind": "missing_entry", "message": "", "line": None, "found": found}
+        )
         return
     reply.send({"t": "ready"})
 

@@ -294,14 +294,12 @@ class Pool:
 
     def submit(self, job: Job) -> Future[RunResult]:
         """Queue one submission; returns at once. Raises PoolSaturated when full."""
-        body = json.dumps(job.document(), separators=(",", ":")).encode("utf-8", "surrogatepass")
-        helpers_key = (
-            hashlib.sha256(job.helpers.encode("utf-8", "surrogatepass")).hexdigest()
-            if job.helpers
-            else None
-        )
-        record = JobRecord(total=len(job.cases), limits=job.limits)
-        pending = _Pending(Future(), record, body, helpers_key)
+        return self.submit_all([job])[0]
+
+    def submit_all(self, jobs: list[Job]) -> list[Future[RunResult]]:
+        """Queue jobs that belong together (a Submit's learner, reference and check jobs): all
+        of them or, raising PoolSaturated, none, so a refusal never leaves one running alone."""
+        prepared = [self._prepare(job) for job in jobs]
         with self._lock:
             if self._closed:
                 raise SandboxUnavailable("the sandbox pool is closed")
@@ -309,24 +307,43 @@ class Pool:
             # left out of the count: a demoted job whose child ended starts again, and when the
             # slow lane is full it waits in the fast queue (red team, round 3: 192 in flight).
             parked = min(self.slow_lane, sum(job.demoted for job in self._pending.values()))
-            if len(self._pending) - parked >= self.workers + self.queue_size:
+            if len(self._pending) - parked + len(jobs) > self.workers + self.queue_size:
                 raise PoolSaturated(f"all {self.workers} workers busy and the queue is full")
-            self._memory_mb = max(self._memory_mb, job.limits.memory_mb)
+            for job in jobs:
+                self._memory_mb = max(self._memory_mb, job.limits.memory_mb)
             if self._process is None or self._process.poll() is not None:
                 self._restarts += 1
                 self._start()
-            job_id = next(self._ids)
-            self._pending[job_id] = pending
+            ids: list[int] = []
             try:
-                if helpers_key is not None and helpers_key not in self._helpers_sent:
-                    self._send_helpers(helpers_key, job.helpers)
-                self._send_run(job_id, pending, 0)
+                for pending, helpers in prepared:
+                    job_id = next(self._ids)
+                    self._pending[job_id] = pending
+                    ids.append(job_id)
+                    key = pending.helpers_key
+                    if key is not None and key not in self._helpers_sent:
+                        self._send_helpers(key, helpers)
+                    self._send_run(job_id, pending, 0)
             except SandboxUnavailable:
-                del self._pending[job_id]
+                for job_id in ids:
+                    del self._pending[job_id]
                 raise
-        if not job.cases:
-            self._settle(job_id)
-        return pending.future
+        for job_id, job in zip(ids, jobs, strict=True):
+            if not job.cases:
+                self._settle(job_id)
+        return [pending.future for pending, _ in prepared]
+
+    @staticmethod
+    def _prepare(job: Job) -> tuple[_Pending, str]:
+        """A job's frame body and bookkeeping, built before the lock is taken."""
+        body = json.dumps(job.document(), separators=(",", ":")).encode("utf-8", "surrogatepass")
+        helpers_key = (
+            hashlib.sha256(job.helpers.encode("utf-8", "surrogatepass")).hexdigest()
+            if job.helpers
+            else None
+        )
+        record = JobRecord(total=len(job.cases), limits=job.limits)
+        return _Pending(Future(), record, body, helpers_key), job.helpers
 
     def _send_helpers(self, key: str, helpers: str) -> None:
         """Have the zygote compile an exercise's helpers (trusted code) for every later child:

@@ -235,15 +235,23 @@ class CaseRun:
     inputs_after: dict[str, Any] | None = None
     drawn: tuple[float | None, ...] | None = None  # the first values the generator handed out
     trace: Any = None  # plain JSON from the job's trusted trace function, if it has one
+    # How the child ended when it died on this case (``crashed``): its wait status, as the
+    # zygote saw it. Data, not a sentence: the host words it (app/checks.py).
+    exit_status: int | None = None
 
 
 @dataclass(frozen=True)
 class SetupFailure:
-    """The submission never reached its cases: compile error, policy refusal, module error."""
+    """The submission never reached its cases: compile error, policy refusal, module error.
+
+    ``message`` is the compiler's, the policy's or the raised exception's own text (empty when
+    the judge has nothing to quote); the host words the rest from the data beside it."""
 
     kind: SetupKind
     message: str
     line: int | None = None
+    found: str | None = None  # missing_entry: the type of what has the entry point's name
+    exit_status: int | None = None  # crashed: the child's wait status
 
 
 @dataclass
@@ -343,6 +351,7 @@ def parse_setup(raw: Any) -> SetupFailure | None:
         kind=kind,
         message=_text(raw.get("message", ""), 4000, "setup.message"),
         line=_optional_int(raw.get("line"), "setup.line"),
+        found=None if raw.get("found") is None else _text(raw["found"], 200, "setup.found"),
     )
 
 

@@ -161,6 +161,21 @@ def test_a_custom_input_is_explained_from_the_reference_run_on_demand(
     )
 
 
+def test_a_zero_over_zero_ratio_is_explained_as_the_reference_decided_it(
+    judge: Judge, catalog: Catalog
+) -> None:
+    # A draft token both models give probability 0 (only a custom input holds one): the
+    # reference's u < p/q is u < nan, false, so it rejects; the trace must say the same.
+    exercise = catalog.get(RESAMPLE)
+    code = exercise.solution_code.replace("if u < p[i, x]", "if q[i, x] == 0 or u < p[i, x]")
+    inputs = {"p": [[0.0, 1.0], [0.5, 0.5]], "q": [[0.0, 1.0]], "draft": [0]}
+    report = judge.run_custom(exercise, code, {**inputs, "rng": {"scripted": [0.3, 0.6]}})
+    message = report.tests[0].message or ""
+    assert report.tests[0].expected == [0] and report.tests[0].actual != [0]
+    assert "a = 0 (token 0: 0 / 0 is not a number, and u < nan is false); " in message, message
+    assert "u = 0.3 >= 0: rejected" in message, message
+
+
 def test_a_random_case_is_explained_and_shows_both_draw_sequences(
     judge: Judge, catalog: Catalog
 ) -> None:

@@ -20,6 +20,8 @@ def trace(p, q, draft, rng):
         u = float(rng.random())
         draw += 1
         ratio = float(p[i, x] / q[i, x]) if q[i, x] > 0 else float("inf")
+        if q[i, x] == 0 and p[i, x] == 0:
+            ratio = 0.0  # numpy's 0 / 0 is nan, and u < nan is False: the reference rejects
         accepted = u < ratio
         steps.append(
             {
@@ -38,38 +40,30 @@ def trace(p, q, draft, rng):
         if accepted:
             continue
         raw = np.maximum(p[i] - q[i], 0.0)
-        weights = raw / raw.sum()
-        u, token, interval, running = inverse_cdf(weights, rng)
-        steps.append(
-            {
-                "kind": "sample",
-                "position": i,
-                "source": f"the residual max(0, p[{i}] - q[{i}])",
-                "raw": raw.tolist(),
-                "weights": weights.tolist(),
-                "running": running,
-                "draw": draw + 1,
-                "var": "u",
-                "u": u,
-                "token": token,
-                "interval": interval,
-            }
-        )
+        source = f"the residual max(0, p[{i}] - q[{i}])"
+        steps.append(sample_step(i, source, raw / raw.sum(), draw + 1, rng, raw=raw))
         return steps
     gamma = len(draft)
-    u, token, interval, running = inverse_cdf(p[gamma], rng)
-    steps.append(
+    source = f"the bonus row p[{gamma}] (every proposal was kept)"
+    steps.append(sample_step(gamma, source, p[gamma], draw + 1, rng))
+    return steps
+
+
+def sample_step(position, source, weights, draw, rng, raw=None):
+    """The record of the final sample: what it drew from, the draw and the interval it hit."""
+    u, token, interval, running = inverse_cdf(weights, rng)
+    step = {"kind": "sample", "position": position, "source": source}
+    if raw is not None:
+        step["raw"] = raw.tolist()
+    step.update(
         {
-            "kind": "sample",
-            "position": gamma,
-            "source": f"the bonus row p[{gamma}] (every proposal was kept)",
-            "weights": p[gamma].tolist(),
+            "weights": weights.tolist(),
             "running": running,
-            "draw": draw + 1,
+            "draw": draw,
             "var": "u",
             "u": u,
             "token": token,
             "interval": interval,
         }
     )
-    return steps
+    return step

@@ -6,6 +6,8 @@ gets: verdicts in case order, setup failures, an exhausted generator, a case tha
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 
 from app.catalog import Catalog, Exercise
@@ -151,3 +153,39 @@ def test_cases_after_a_full_reply_budget_say_which_case_filled_it(verify: Exerci
         assert test.message is not None
         assert f'case "{filled_by}" filled the room for this submission' in test.message
         assert f"{verify.limits.reply_bytes // 1024} KB" in test.message
+
+
+@pytest.mark.parametrize(
+    ("setup", "words"),
+    [
+        (
+            SetupFailure(kind=SetupKind.missing_entry, message="", found="int"),
+            "define a function named speculative_decode (found a int with that name)",
+        ),
+        (
+            SetupFailure(kind=SetupKind.crashed, message="", exit_status=signal.SIGSEGV),
+            "ended with a segmentation fault",
+        ),
+        (
+            SetupFailure(kind=SetupKind.crashed, message="", exit_status=3 << 8),
+            "exited early (exit code 3) while it was being loaded",
+        ),
+        (SetupFailure(kind=SetupKind.timeout, message=""), "used up the time budget of 1000 ms"),
+        (SetupFailure(kind=SetupKind.output, message=""), "printed more than 16 KB while it"),
+    ],
+)
+def test_the_sandbox_sends_data_and_the_report_words_it(
+    verify: Exercise, setup: SetupFailure, words: str
+) -> None:
+    report = build_report(verify, RunResult(setup=setup), 1.0)
+    assert words in (report.message or ""), report.message
+
+
+def test_a_crashed_case_is_worded_from_its_wait_status(verify: Exercise) -> None:
+    runs = [expected_run(verify, 0), CaseRun(outcome=Outcome.crashed, exit_status=signal.SIGKILL)]
+    runs += [expected_run(verify, i) for i in range(2, len(verify.cases))]
+    report = build_report(verify, RunResult(cases=runs), 1.0)
+    assert report.verdict == Verdict.runtime_error
+    assert "the process running your code ended with being killed" in (
+        report.tests[1].message or ""
+    )

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import ast
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.probe import REPO, fresh_interpreter_json
 
 
 def test_sandbox_never_imports_app() -> None:
@@ -34,15 +31,7 @@ def test_sandbox_never_imports_app() -> None:
         "    importlib.import_module('sandbox.' + name)\n"
         "print(json.dumps(sorted(m for m in sys.modules if m == 'app' or m.startswith('app.'))))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(REPO)!r})\n" + probe],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd="/",
-        check=True,
-    )
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    assert fresh_interpreter_json(probe) == []
 
 
 def _imports(tree: ast.AST) -> list[tuple[ast.stmt, str, list[str]]]:

@@ -113,13 +113,14 @@ def _spin_work_for(pool: Pool, cpu_ms: float) -> int:
 
 
 def running_children(zygote: int, min_ticks: int) -> list[int]:
-    """The zygote's children that have used at least ``min_ticks`` of CPU (a spinner, not an
-    idle spare, which used a few ticks rehearsing at most)."""
+    """The zygote's runnable children that have used at least ``min_ticks`` of CPU: a spinner,
+    not a spare, which sleeps waiting for a job once it has rehearsed (a rehearsal on a busy
+    machine can cost a few ticks: stopping that spare instead left the spinner running)."""
     return [
         pid
         for pid, fields in stat_fields().items()
         if int(fields[1]) == zygote
-        and fields[0] not in "ZXT"
+        and fields[0] == "R"
         and int(fields[11]) + int(fields[12]) >= min_ticks
     ]
 

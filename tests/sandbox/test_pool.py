@@ -120,10 +120,13 @@ def test_policy_refusals_are_reported_as_such(pool: Pool) -> None:
     assert "__class__" in result.setup.message
 
 
-def test_a_missing_entry_point_is_named(pool: Pool) -> None:
+def test_a_missing_entry_point_is_reported_as_data(pool: Pool) -> None:
     result = run(pool, "def g(x):\n    return x\n", [1])
-    assert result.setup.kind == "missing_entry"
-    assert "f" in result.setup.message
+    assert result.setup.kind == "missing_entry" and result.setup.found is None
+    # The host words it (app/reports.py): the sandbox sends what it found, not a sentence.
+    result = run(pool, "f = 3\n", [1])
+    assert result.setup.kind == "missing_entry" and result.setup.found == "int"
+    assert result.setup.message == ""
 
 
 def test_the_same_source_twice_gives_the_same_result(pool: Pool) -> None:
@@ -159,6 +162,18 @@ def test_a_full_queue_refuses_at_once() -> None:
             small.submit(slow)
         assert time.monotonic() - started < 0.1
         assert first.result(timeout=10).cases[0].outcome == "timeout"
+
+
+def test_jobs_that_belong_together_are_admitted_all_or_none() -> None:
+    with Pool(workers=1, queue_size=1, slow_lane=0) as small:
+        first = small.submit(spinning_job(500))
+        with pytest.raises(PoolSaturated):
+            small.submit_all([spinning_job(500), spinning_job(500)])  # room for one only
+        lanes = small.lanes()
+        assert (lanes["fast"]["in_use"], lanes["queue"]["in_use"]) == (1, 0)  # none left behind
+        together = small.submit_all([spinning_job(500)])
+        assert first.result(timeout=10).cases[0].outcome == "timeout"
+        assert together[0].result(timeout=10).cases[0].outcome == "timeout"
 
 
 def test_a_dead_zygote_fails_pending_work_and_is_replaced() -> None:

@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 from sandbox.policy.imports import learner_modules
-
-REPO = Path(__file__).resolve().parents[3]
+from tests.probe import fresh_interpreter_json
 
 
 def test_a_policy_builds_every_surface_before_the_child_is_confined() -> None:
@@ -26,12 +20,4 @@ def test_a_policy_builds_every_surface_before_the_child_is_confined() -> None:
         " policy.namespace())\n"
         "print(json.dumps(sorted(set(sys.modules) - before)))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(REPO)!r})\n" + probe],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd="/",
-        check=True,
-    )
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    assert fresh_interpreter_json(probe) == []
