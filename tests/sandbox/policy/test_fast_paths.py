@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sandbox.policy import PolicyError, attributes, numpy_access
+from sandbox.policy import CompileFailure, PolicyError, attributes, compile_learner, numpy_access
 from sandbox.policy.attributes import learner_getattr
 from sandbox.policy.kinds import plain
 from tests.sandbox.policy.learner import run, with_objects
@@ -55,6 +55,20 @@ def test_learner_code_cannot_change_what_a_class_was_sorted_by(statement: str) -
         run(source)
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        "class Holder:\n    __module__ = 'numpy'\n",
+        "class Holder:\n    __class__ = property(lambda self: np.ndarray)\n",
+        "class Holder:\n    pass\nHolder().__class__ = np.ndarray\n",
+        "class Holder:\n    pass\nHolder.__bases__ = (np.ndarray,)\n",
+    ],
+)
+def test_a_class_cannot_say_otherwise_in_its_own_body(source: str) -> None:
+    with pytest.raises(CompileFailure, match="starts with"):
+        compile_learner(source)
+
+
 class _Pretender:
     """A class whose instances say they are arrays (no surface offers one today; a future one,
     like unittest.mock's spec=, would): isinstance believes ``__class__``."""
@@ -87,6 +101,17 @@ def test_an_object_whose_class_lies_gets_the_whole_walk(kind: type) -> None:
         with pytest.raises(PolicyError, match="ndarray.resize is not available"):
             numpy_access.guard_attribute(pretender, "resize", None)
         assert learner_getattr(pretender, "sort") != pretender.sort
+
+
+def test_a_module_is_refused_whatever_names_were_read_before() -> None:
+    # No learner code holds a module (surfaces stand for them); were one to leak, a name read
+    # on other objects first must not carry it past the module rule.
+    learner_getattr([], "append")
+    learner_getattr(np.zeros(1), "sum")
+    with pytest.raises(PolicyError, match="modules are only reachable through import"):
+        learner_getattr(np, "sum")
+    with pytest.raises(PolicyError, match="modules are only reachable through import"):
+        learner_getattr(np, "append")
 
 
 def test_a_full_cache_still_sorts_every_class(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -167,6 +192,8 @@ def test_only_numeric_arrays_of_numpys_own_class_pass_by_type() -> None:
             "    return np.zeros(2, dtype=union)",
             "structured array",
         ),
+        ("return np.zeros(4, np.uint8).view([('a', 'u1'), ('b', 'u1')])", "structured array"),
+        ("return np.zeros(4, np.uint8)[1:].view('V3')", "structured array"),
     ],
 )
 def test_what_does_not_pass_by_type_is_asked_in_full(body: str, says: str) -> None:
