@@ -3,7 +3,8 @@
 No name starting with '_' (the compiler refuses them in code; this refuses them when spelled as
 strings), none of ``BLOCKED_ATTRIBUTES``, no module reached as an attribute; what is read on a
 numpy object is then narrowed by ``numpy_access.guard_attribute``. ``str.format`` is swapped for
-a formatter whose fields follow the same rule.
+a formatter whose fields follow the same rule. A name that passed the name rule is remembered,
+so the commonest read (``tokens.append``, ``np.cumsum``) goes straight to what is left to ask.
 """
 
 from __future__ import annotations

@@ -5,6 +5,11 @@ through ``super()``) and any other numpy object's methods are wrapped by ``guard
 applies the numpy rules of ``object_arrays`` (operands and results) and ``memory`` (no
 structured results; ``where=`` outputs zeroed). ``guard_attribute`` is what an attribute read on
 a numpy object gives learner code; the standard modules' surfaces use ``guard_surface`` too.
+
+Learner code runs these guards in its hot loops, so they take shortcuts where the answer cannot
+differ (README.md, "The guards' shortcuts decide as the rules do"): a class is sorted once by
+which rules its instances' attributes need (``sort_class``), and plain operands and results
+(``kinds``) pass a call's checks by their exact type.
 """
 
 from __future__ import annotations
