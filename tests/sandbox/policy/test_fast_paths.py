@@ -64,7 +64,7 @@ def test_learner_code_cannot_change_what_a_class_was_sorted_by(statement: str) -
         "class Holder:\n    pass\nHolder.__bases__ = (np.ndarray,)\n",
     ],
 )
-def test_a_class_cannot_say_otherwise_in_its_own_body(source: str) -> None:
+def test_code_cannot_name_what_a_class_is_sorted_by(source: str) -> None:
     with pytest.raises(CompileFailure, match="starts with"):
         compile_learner(source)
 
