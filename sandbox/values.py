@@ -207,6 +207,14 @@ class CountingGenerator:
         return drawn
 
     def random(self, size: Any = None, dtype: Any = np.float64, out: Any = None) -> Any:
+        if size is None:
+            # One number, the step's usual draw (thousands in a distribution check): counted
+            # and recorded as ``_counted`` would, without its checks for an array.
+            drawn = self._generator.random()
+            self._drawn += 1
+            if len(self._record) < RECORDED_DRAWS:
+                self._record.append(drawn)  # in [0, 1): always finite
+            return drawn
         return self._counted(self._generator.random(size))
 
     def uniform(self, low: float = 0.0, high: float = 1.0, size: Any = None) -> Any:

@@ -3,7 +3,8 @@
 No name starting with '_' (the compiler refuses them in code; this refuses them when spelled as
 strings), none of ``BLOCKED_ATTRIBUTES``, no module reached as an attribute; what is read on a
 numpy object is then narrowed by ``numpy_access.guard_attribute``. ``str.format`` is swapped for
-a formatter whose fields follow the same rule.
+a formatter whose fields follow the same rule. A name that passed the name rule is remembered,
+so the commonest read (``tokens.append``, ``np.cumsum``) goes straight to what is left to ask.
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ from typing import Any
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
 from sandbox.policy import refusal
-from sandbox.policy.numpy_access import guard_attribute
+from sandbox.policy.numpy_access import (
+    AS_IS,
+    EACH_TIME,
+    SORTED_CLASSES,
+    guard_attribute,
+    guard_sorted_attribute,
+)
 from sandbox.policy.refusal import PolicyError
 
 # Attribute names refused on every object, whatever its type: they lead to files, pickles,
@@ -108,8 +115,27 @@ _FORMATTER = SafeFormatter()
 _STR_FORMAT = str.format
 
 
+# Names that passed ``check_attribute``'s name rule (which looks at the name alone), so that
+# the commonest read, ``tokens.append`` or ``np.cumsum``, need not ask again. Bounded: learner
+# code can make names without end.
+_READABLE_NAMES: set[str] = set()
+_READABLE_LIMIT = 4096
+
+
 def learner_getattr(obj: Any, name: str, default: Any = ..., /) -> Any:
     """``getattr`` (and every ``obj.name``) in learner code."""
+    if type(name) is str and name in _READABLE_NAMES:
+        cls = type(obj)
+        entry = SORTED_CLASSES.get(id(cls))
+        if entry is not None and entry[0] is cls and obj.__class__ is cls:
+            # A name already found readable, on an object of a class already sorted as not a
+            # module, a class or super: only guard_attribute's rules are left to apply.
+            kind = entry[1]
+            if kind is AS_IS:
+                return getattr(obj, name) if default is ... else getattr(obj, name, default)
+            if kind is not EACH_TIME:
+                value = getattr(obj, name) if default is ... else getattr(obj, name, default)
+                return guard_sorted_attribute(kind, obj, name, value)
     if name == "__init__" and type(obj) is super:
         # super().__init__(...) in a learner's class: the parent's initialiser, bound to
         # the learner's own object (or object.__init__, a no-op, for anything else).
@@ -126,6 +152,8 @@ def learner_getattr(obj: Any, name: str, default: Any = ..., /) -> Any:
         if type(value) is BuiltinMethodType and isinstance(value.__self__, str):
             return functools.partial(_format_string, value.__self__)
         return value
+    if len(_READABLE_NAMES) < _READABLE_LIMIT:
+        _READABLE_NAMES.add(name)  # it passed the name rule above, and it is not "format"
     value = getattr(obj, name) if default is ... else getattr(obj, name, default)
     return guard_attribute(obj, name, value)
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from sandbox.policy.kinds import PLAIN_TYPES, numpy_dtype
 from sandbox.policy.object_arrays import is_object_array, refuse_subclass
 from sandbox.policy.refusal import (
     RESIZE,
@@ -77,9 +78,8 @@ def new_array(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 
 def _structured(value: Any) -> bool:
-    return isinstance(value, (np.ndarray, np.generic)) and (
-        value.dtype.names is not None or value.dtype.kind == "V"
-    )
+    dtype = numpy_dtype(value)  # not value.dtype: a learner's subclass can shadow that name
+    return dtype is not None and (dtype.names is not None or dtype.kind == "V")
 
 
 def refuse_structured(what: str, parts: Iterable[Any]) -> None:
@@ -88,26 +88,32 @@ def refuse_structured(what: str, parts: Iterable[Any]) -> None:
     Their padding bytes come uninitialised (leftover memory) and their records are
     ``numpy.void`` scalars; learner code has no use for them here.
     """
-    if any(_structured(part) for part in parts):
-        raise PolicyError(structured_result(what))
+    for part in parts:
+        kind = type(part)
+        if kind is np.ndarray:  # numpy's own class: its dtype is the real one
+            dtype = part.dtype
+            if dtype.names is not None or dtype.kind == "V":
+                raise PolicyError(structured_result(what))
+        elif kind not in PLAIN_TYPES and _structured(part):
+            raise PolicyError(structured_result(what))
 
 
 def check_attribute(obj: Any, name: str) -> None:
     """Refuse the attributes of numpy objects that free memory or hand out uninitialised bytes."""
-    is_array_class = isinstance(obj, type) and issubclass(obj, np.ndarray)
-    if name == "resize" and (isinstance(obj, np.ndarray) or is_array_class):
+    if name == "resize" and (
+        isinstance(obj, np.ndarray) or (isinstance(obj, type) and issubclass(obj, np.ndarray))
+    ):
         # resize(refcheck=False) frees the data under every view of the array: the views then
         # read and write freed memory (object arrays: fake pointers).
         raise PolicyError(RESIZE)
-    if isinstance(obj, np.void) and name not in VOID_ATTRIBUTES:
-        raise PolicyError(not_available(f"numpy.void.{name}"))
-    is_flexible = isinstance(obj, np.flexible) or (
-        isinstance(obj, type) and issubclass(obj, np.flexible)
-    )
-    if is_flexible and name == "byteswap":
-        # numpy.bytes_/str_/void.byteswap() copies nothing into the block it returns.
-        kind = obj.__name__ if isinstance(obj, type) else type(obj).__name__
-        raise PolicyError(not_available(f"{kind}.byteswap"))
+    if isinstance(obj, np.generic):  # np.void and np.flexible are numpy scalars
+        if isinstance(obj, np.void) and name not in VOID_ATTRIBUTES:
+            raise PolicyError(not_available(f"numpy.void.{name}"))
+        if name == "byteswap" and isinstance(obj, np.flexible):
+            # numpy.bytes_/str_/void.byteswap() copies nothing into the block it returns.
+            raise PolicyError(not_available(f"{type(obj).__name__}.byteswap"))
+    elif name == "byteswap" and isinstance(obj, type) and issubclass(obj, np.flexible):
+        raise PolicyError(not_available(f"{obj.__name__}.byteswap"))
 
 
 def masked_call(call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -137,5 +143,6 @@ def masked_call(call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[st
 def _zero_where_unwritten(output: Any, mask: np.ndarray[Any, Any]) -> None:
     """Zero the slots of a fresh output that a ``where=`` mask left unwritten."""
     if isinstance(output, np.ndarray) and not is_object_array(output):
-        untouched = np.logical_not(np.broadcast_to(mask, output.shape))
-        np.copyto(output, 0, where=untouched, casting="unsafe")
+        # copyto broadcasts the mask to the output's real shape (output.shape is a name a
+        # learner's subclass could shadow).
+        np.copyto(output, 0, where=np.logical_not(mask), casting="unsafe")

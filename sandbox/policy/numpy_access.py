@@ -5,51 +5,132 @@ through ``super()``) and any other numpy object's methods are wrapped by ``guard
 applies the numpy rules of ``object_arrays`` (operands and results) and ``memory`` (no
 structured results; ``where=`` outputs zeroed). ``guard_attribute`` is what an attribute read on
 a numpy object gives learner code; the standard modules' surfaces use ``guard_surface`` too.
+
+Learner code runs these guards in its hot loops, so they take shortcuts where the answer cannot
+differ (README.md, "The guards' shortcuts decide as the rules do"): a class is sorted once by
+which rules its instances' attributes need (``sort_class``), and plain operands and results
+(``kinds``) pass a call's checks by their exact type.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from types import ModuleType, WrapperDescriptorType
 from typing import Any
 
 import numpy as np
 
 from sandbox.policy import memory, object_arrays
+from sandbox.policy.kinds import NUMERIC_DTYPE_IDS, PLAIN_TYPES
 
 # Functions and methods that are elementwise and take where= (zeroed where it is False).
 ELEMENTWISE_WITH_WHERE = frozenset(["clip"])
 # ufunc methods that reduce or scatter over an operand (np.maximum.reduce(a), ...).
 UFUNC_METHODS = frozenset("reduce accumulate reduceat at outer".split())
+_ARRAY_CLASS = np.ndarray
 
 
 def guarded_call(function: Callable[..., Any], what: str) -> Callable[..., Any]:
     """``function`` as learner code may call it: no array of objects in, no structured array or
     object array of a learner subclass out."""
+    return _named(_guarded(function, what, elementwise=False), function)
 
-    @functools.wraps(function, assigned=("__name__", "__qualname__", "__doc__"), updated=())
-    def guarded(*args: Any, **kwargs: Any) -> Any:
-        object_arrays.refuse_operands(what, (*args, *kwargs.values()))
-        result = function(*args, **kwargs)
-        parts = result if type(result) is tuple else (result,)
+
+def _checked_call(
+    function: Callable[..., Any], what: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """Call ``function`` under the two numpy rules: operands first, then what comes back.
+
+    Values ``kinds.plain`` passes (numbers, numeric arrays of numpy's own class), which no rule
+    could refuse, are told apart here without a call: this runs for every numpy call learner
+    code makes. Anything else goes to the rules themselves.
+    """
+    for value in args:
+        kind = type(value)
+        if kind not in PLAIN_TYPES and not (
+            kind is _ARRAY_CLASS and id(value.dtype) in NUMERIC_DTYPE_IDS
+        ):
+            object_arrays.refuse_operands(what, args, kwargs)
+            break
+    else:
+        for value in kwargs.values() if kwargs else ():
+            kind = type(value)
+            if kind not in PLAIN_TYPES and not (
+                kind is _ARRAY_CLASS and id(value.dtype) in NUMERIC_DTYPE_IDS
+            ):
+                object_arrays.refuse_operands(what, args, kwargs)
+                break
+    result = function(*args, **kwargs)
+    kind = type(result)
+    if kind not in PLAIN_TYPES and not (
+        kind is _ARRAY_CLASS and id(result.dtype) in NUMERIC_DTYPE_IDS
+    ):
+        parts = result if kind is tuple else (result,)
         memory.refuse_structured(what, parts)
         object_arrays.refuse_results(what, parts)
-        return result
+    return result
 
-    return guarded
+
+def _masked(
+    function: Callable[..., Any], what: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """``_checked_call`` of an elementwise function given ``where=``: unwritten slots zeroed."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return _checked_call(function, what, args, kwargs)
+
+    return memory.masked_call(call, args, kwargs)
+
+
+def _guarded(function: Callable[..., Any], what: str, elementwise: bool) -> Callable[..., Any]:
+    """``guarded_call``, plus the ``where=`` zeroing of ``memory.masked_call`` when
+    ``elementwise``. Made on every method read, so kept cheap (no ``functools.wraps``)."""
+    if elementwise:
+
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            if "where" in kwargs:
+                return _masked(function, what, args, kwargs)
+            return _checked_call(function, what, args, kwargs)
+
+        return guarded
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        return _checked_call(function, what, args, kwargs)
+
+    return checked
+
+
+def _method(
+    value: Callable[..., Any], what: str, elementwise: bool, owner: type, name: str
+) -> Callable[..., Any]:
+    """A numpy object's method as learner code gets it: guarded, and named as Python names it
+    (``ndarray.sum``), so that printing it reads as it did with ``functools.wraps``."""
+    guard = _guarded(value, what, elementwise)
+    guard.__name__ = name
+    guard.__qualname__ = f"{owner.__name__}.{name}"
+    return guard
+
+
+def _named(guard: Callable[..., Any], function: Callable[..., Any]) -> Callable[..., Any]:
+    """A guard made once (a surface's member) carries its function's name and docstring."""
+    functools.update_wrapper(guard, function, ("__name__", "__qualname__", "__doc__"), ())
+    return guard
 
 
 class GuardedUfunc:
     """A numpy ufunc as learner code sees it: guarded calls, and guarded methods."""
 
-    __slots__ = ("_ufunc", "_call")
+    __slots__ = ("_ufunc", "_what")
 
     def __init__(self, ufunc: np.ufunc) -> None:
         object.__setattr__(self, "_ufunc", ufunc)
-        object.__setattr__(self, "_call", _guarded(ufunc, f"np.{ufunc.__name__}", True))
+        object.__setattr__(self, "_what", f"np.{ufunc.__name__}")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return object.__getattribute__(self, "_call")(*args, **kwargs)
+        if "where" in kwargs:
+            return _masked(self._ufunc, self._what, args, kwargs)
+        return _checked_call(self._ufunc, self._what, args, kwargs)
 
     def __getattr__(self, name: str) -> Any:
         ufunc = object.__getattribute__(self, "_ufunc")
@@ -62,31 +143,18 @@ class GuardedUfunc:
         return repr(object.__getattribute__(self, "_ufunc"))
 
 
-def _guarded(function: Callable[..., Any], what: str, elementwise: bool) -> Callable[..., Any]:
-    """``guarded_call``, plus the ``where=`` zeroing of ``memory.masked_call`` when
-    ``elementwise``."""
-    guarded = guarded_call(function, what)
-    if not elementwise:
-        return guarded
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return memory.masked_call(guarded, args, kwargs)
-
-    return call
-
-
 def guard_member(prefix: str, name: str, value: Any) -> Any:
     """One member of a surface as learner code gets it (``prefix`` names it in refusals)."""
     if isinstance(value, np.ufunc):
         return GuardedUfunc(value)
     if callable(value) and not isinstance(value, type):
-        return _guarded(value, f"{prefix}.{name}", name in ELEMENTWISE_WITH_WHERE)
+        return _named(_guarded(value, f"{prefix}.{name}", name in ELEMENTWISE_WITH_WHERE), value)
     return value  # classes (dtypes, errstate, deque...) and constants
 
 
 def vectorize(pyfunc: Any, *args: Any, **kwargs: Any) -> Any:
     """``np.vectorize``: the vectorised function is called like any other numpy function."""
-    return guarded_call(np.vectorize(pyfunc, *args, **kwargs), "np.vectorize(...)")
+    return _guarded(np.vectorize(pyfunc, *args, **kwargs), "np.vectorize(...)", False)
 
 
 def guard_surface(members: dict[str, Any], prefix: str = "np") -> dict[str, Any]:
@@ -99,8 +167,85 @@ def from_numpy(cls: type) -> bool:
     return any(base.__module__.partition(".")[0] == "numpy" for base in cls.__mro__)
 
 
+# What ``guard_attribute`` does with an attribute of an instance depends, but for the checks
+# each rule makes of the instance itself (an array's dtype), on the instance's class alone:
+# so the class is sorted once. This holds because learner code cannot change a class's MRO or
+# ``__module__`` (no '_' names: not in code, not in setattr), cannot make ``__class__`` lie
+# (no ``__class__``/``__getattribute__`` in a class body; ``_reports_its_own_class``), and
+# cannot assign ``obj.__class__``. Classes whose instances need the whole walk every time:
+# ``super`` (the rules apply to its ``__self__``), classes (instances of ``type``), modules,
+# ufuncs, numpy's flexible scalars (np.void, np.str_, np.bytes_).
+AS_IS, _ARRAY, _NUMPY_OBJECT, EACH_TIME = "as is", "array", "numpy object", "each time"
+_EACH_TIME_BASES = (type, super, ModuleType, np.ufunc, np.flexible)
+# Keyed by id, the class itself checked on the way out: looking a class up never runs a
+# metaclass's __hash__ or __eq__. Each entry holds its class, so its id is never reused.
+# ``attributes.learner_getattr`` reads it too, to go straight to ``guard_sorted_attribute``.
+SORTED_CLASSES: dict[int, tuple[type, str]] = {}
+_SORTED_LIMIT = 4096  # learner code can make classes without end: past this, sort each time
+_OBJECT_CLASS = object.__dict__["__class__"]
+
+
+def _reports_its_own_class(cls: type) -> bool:
+    """Whether ``isinstance`` on an instance of ``cls`` sees ``cls`` (no ``__class__`` of its own,
+    no ``__getattribute__`` written in Python that could answer for it)."""
+    found = {}
+    for base in cls.__mro__:
+        for name in ("__class__", "__getattribute__"):
+            if name not in found and name in base.__dict__:
+                found[name] = base.__dict__[name]
+    return found.get("__class__") is _OBJECT_CLASS and isinstance(
+        found.get("__getattribute__"), WrapperDescriptorType
+    )
+
+
+def _sort(cls: type) -> str:
+    if not _reports_its_own_class(cls) or issubclass(cls, _EACH_TIME_BASES):
+        return EACH_TIME
+    if issubclass(cls, (np.ndarray, np.generic)):
+        return _ARRAY
+    return _NUMPY_OBJECT if from_numpy(cls) else AS_IS
+
+
+def sort_class(cls: type) -> str:
+    """How ``guard_attribute`` treats instances of ``cls`` (sorted once, then remembered)."""
+    entry = SORTED_CLASSES.get(id(cls))
+    if entry is not None and entry[0] is cls:
+        return entry[1]
+    kind = _sort(cls)
+    if len(SORTED_CLASSES) < _SORTED_LIMIT:
+        SORTED_CLASSES[id(cls)] = (cls, kind)
+    return kind
+
+
 def guard_attribute(obj: Any, name: str, value: Any) -> Any:
     """What learner code gets for ``obj.name`` (already looked up as ``value``)."""
+    cls = type(obj)
+    # isinstance reads __class__: an object whose __class__ is not its type gets the walk.
+    kind = sort_class(cls) if obj.__class__ is cls else EACH_TIME
+    return guard_sorted_attribute(kind, obj, name, value)
+
+
+def guard_sorted_attribute(kind: str, obj: Any, name: str, value: Any) -> Any:
+    """``guard_attribute``, the object's class sorted as ``kind`` (and its __class__ honest)."""
+    if kind is AS_IS:
+        # Neither numpy's nor a class, a module or super: no numpy rule concerns it.
+        return value
+    if kind is _ARRAY:
+        memory.check_attribute(obj, name)
+        object_arrays.check_attribute(obj, name)
+        if not callable(value):
+            return value
+        return _method(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE, type(obj), name)
+    if kind is _NUMPY_OBJECT:
+        memory.check_attribute(obj, name)
+        if not callable(value):
+            return value
+        return _method(value, f"{type(obj).__name__}.{name}", False, type(obj), name)
+    return _guard_attribute_walk(obj, name, value)
+
+
+def _guard_attribute_walk(obj: Any, name: str, value: Any) -> Any:
+    """``guard_attribute`` for any object, asking every question of the object itself."""
     if type(obj) is super:
         # super().clip() in a subclass of np.ndarray reaches the array's own methods.
         obj = obj.__self__  # type: ignore[attr-defined]
@@ -110,15 +255,15 @@ def guard_attribute(obj: Any, name: str, value: Any) -> Any:
         if not callable(value):
             return value
         # Its methods take arrays too: np.zeros(1).clip(objects) is np.clip(objects).
-        return _guarded(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE)
+        return _method(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE, type(obj), name)
     if isinstance(obj, type) and issubclass(obj, np.ndarray) and callable(value):
         # Unbound (np.ndarray.clip, type(a).argmax): the array comes as an argument.
-        return _guarded(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE)
+        return _method(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE, obj, name)
     if isinstance(obj, np.ufunc) and name in UFUNC_METHODS:
-        return _guarded(value, f"np.{obj.__name__}.{name}", name == "outer")
+        return _method(value, f"np.{obj.__name__}.{name}", name == "outer", type(obj), name)
     owner = obj if isinstance(obj, type) else type(obj)
     if callable(value) and from_numpy(owner):
         # Any other numpy object's methods (a Generator's permuted(x, out=objects) writes into
         # an object array), a learner's subclass of one included.
-        return guarded_call(value, f"{owner.__name__}.{name}")
+        return _method(value, f"{owner.__name__}.{name}", False, owner, name)
     return value

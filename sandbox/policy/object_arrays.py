@@ -29,11 +29,12 @@ every numpy operation on numeric arrays.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
+from sandbox.policy.kinds import PLAIN_TYPES, numpy_dtype
 from sandbox.policy.refusal import (
     OBJECT_ARRAY_SUBCLASS,
     OBJECT_ARRAY_UNCHANGED,
@@ -52,32 +53,49 @@ OBJECT_ARRAY_ATTRIBUTES = frozenset(
 
 
 def is_object_array(value: Any) -> bool:
-    """An array, scalar or record that holds Python objects."""
-    return isinstance(value, (np.ndarray, np.generic)) and value.dtype.hasobject
+    """An array, scalar or record that holds Python objects (by the dtype numpy sees)."""
+    if type(value) is np.ndarray:  # numpy's own class: its dtype is the real one
+        return bool(value.dtype.hasobject)
+    dtype = numpy_dtype(value)
+    return dtype is not None and dtype.hasobject
 
 
 def holds_objects(value: Any) -> bool:
     """An array (or record) of Python objects, or a list/tuple with one at its top level."""
-    if type(value) in (list, tuple):
-        return any(is_object_array(item) for item in value)
+    kind = type(value)
+    if kind is list or kind is tuple:
+        return any(is_object_array(item) for item in value if type(item) not in PLAIN_TYPES)
     return is_object_array(value)
 
 
-def refuse_operands(what: str, args: Iterable[Any]) -> None:
-    """Refuse a call of ``what`` that would hand numpy (or trusted code) an object array."""
-    if any(holds_objects(value) for value in args):
-        raise ObjectArrayRefused(object_array_operand(what))
+def refuse_operands(
+    what: str, args: Iterable[Any], keywords: Mapping[str, Any] | None = None
+) -> None:
+    """Refuse a call of ``what`` that would hand numpy (or trusted code) an object array:
+    among ``args`` and the values of ``keywords``, directly or in a list or tuple."""
+    # The common operands (numbers, numeric arrays) are told apart by their exact type alone;
+    # anything else is asked the full question.
+    for value in args:
+        kind = type(value)
+        if kind in PLAIN_TYPES or (kind is np.ndarray and not value.dtype.hasobject):
+            continue
+        if holds_objects(value):
+            raise ObjectArrayRefused(object_array_operand(what))
+    if keywords:
+        refuse_operands(what, keywords.values())
 
 
 def refuse_results(what: str, parts: Iterable[Any]) -> None:
     """Refuse results of ``what`` that are object arrays of a learner subclass (``astype``)."""
-    if any(is_object_array(part) and type(part) is not np.ndarray for part in parts):
-        raise PolicyError(object_array_of_own_subclass(what))
+    for part in parts:
+        kind = type(part)
+        if kind is not np.ndarray and kind not in PLAIN_TYPES and is_object_array(part):
+            raise PolicyError(object_array_of_own_subclass(what))
 
 
 def check_attribute(obj: Any, name: str) -> None:
     """Refuse ``obj.name`` on an object array unless the attribute only reads or copies."""
-    if is_object_array(obj) and name not in OBJECT_ARRAY_ATTRIBUTES:
+    if name not in OBJECT_ARRAY_ATTRIBUTES and is_object_array(obj):
         raise ObjectArrayRefused(object_array_operand(f"ndarray.{name}"))
 
 

@@ -34,22 +34,26 @@ from sandbox.policy.refusal import MODULE_UNCHANGED, PolicyError, not_available
 
 
 class Surface:
-    """A read-only namespace exposing an allowlisted part of a module to learner code."""
+    """A read-only namespace exposing an allowlisted part of a module to learner code.
 
-    __slots__ = ("_name", "_members")
+    The members live in the instance's ``__dict__``, so reading one is Python's own lookup (no
+    learner code can name ``__dict__``); ``__getattr__`` only words the refusal of the rest.
+    """
+
+    __slots__ = ("_name", "__dict__")
 
     def __init__(self, name: str, members: dict[str, Any]) -> None:
         object.__setattr__(self, "_name", name)
-        object.__setattr__(self, "_members", members)
+        object.__getattribute__(self, "__dict__").update(members)
 
     def __getattr__(self, attribute: str) -> Any:
-        members = object.__getattribute__(self, "_members")
-        if attribute in members:
-            return members[attribute]
         name = object.__getattribute__(self, "_name")
         raise AttributeError(not_available(f"{name}.{attribute}"))
 
     def __setattr__(self, attribute: str, value: Any) -> None:
+        raise PolicyError(MODULE_UNCHANGED)
+
+    def __delattr__(self, attribute: str) -> None:
         raise PolicyError(MODULE_UNCHANGED)
 
     def __repr__(self) -> str:

@@ -73,3 +73,19 @@ def test_ndarray_over_foreign_memory_is_refused(expression: str) -> None:
 def test_structured_arrays_and_flexible_byteswaps_are_refused(expression: str, says: str) -> None:
     with pytest.raises(Exception, match=says):
         run(f"def f():\n    return {expression}\n")
+
+
+@pytest.mark.parametrize(
+    "shadow", ["dtype = np.dtype(float)", "dtype = property(lambda self: np.dtype(float))"]
+)
+def test_an_array_subclass_cannot_hide_a_structured_dtype(shadow: str) -> None:
+    # Aligned records have padding that astype leaves as it was (heap bytes, seen in testing):
+    # the subclass's own ``dtype`` said float64, and the array came back.
+    source = (
+        f"class Records(np.ndarray):\n    {shadow}\n"
+        "def f():\n"
+        "    aligned = np.dtype([('a', np.uint8), ('b', np.float64)], align=True)\n"
+        "    return Records((2,)).astype(aligned).tobytes()\n"
+    )
+    with pytest.raises(Exception, match="structured array"):
+        run(source)

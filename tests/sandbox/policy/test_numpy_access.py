@@ -26,3 +26,22 @@ def test_ufuncs_keep_their_methods_on_numeric_data(expression: str, expected) ->
 def test_numpy_vectorize_still_vectorises() -> None:
     source = "def f():\n    return np.vectorize(lambda v: v * 2)(np.arange(3)).tolist()\n"
     assert run(source) == [0, 2, 4]
+
+
+def test_guarded_methods_print_as_python_names_them() -> None:
+    # A method guard is made on every read (no functools.wraps there), but still named.
+    source = (
+        "def f():\n"
+        "    g = np.random.default_rng(0)\n"
+        "    found = [np.zeros(1).sum, np.float64(1).item, np.maximum.reduce, g.random,\n"
+        "             np.cumsum, np.ndarray.sum]\n"
+        "    return [repr(m).split(' at ')[0] for m in found]\n"
+    )
+    assert run(source) == [
+        "<function ndarray.sum",
+        "<function float64.item",
+        "<function ufunc.reduce",
+        "<function Generator.random",
+        "<function cumsum",
+        "<function ndarray.sum",
+    ]

@@ -150,3 +150,29 @@ def test_an_object_array_cannot_be_changed(statement: str) -> None:
 def test_numeric_methods_refuse_object_arrays_and_void_scalars_only_read(expression: str) -> None:
     with pytest.raises(Exception, match="not available in the judge"):
         run(with_objects(f"return {expression}"))
+
+
+# A subclass of np.ndarray may define any plain name, ``dtype`` too; the rules read the dtype
+# numpy itself sees (before, this class's object arrays passed as float and took writes).
+SHADOWED_DTYPES = {
+    "class attribute": "dtype = np.dtype(float)",
+    "property": "dtype = property(lambda self: np.dtype(float))",
+}
+
+
+@pytest.mark.parametrize("shadow", list(SHADOWED_DTYPES))
+@pytest.mark.parametrize(
+    "body",
+    [
+        "return Keys((3,)).astype(object)",
+        "return np.array(Keys((3,)), dtype=object, subok=True)",
+        "return np.sort(Keys((3,)).astype(object))",
+    ],
+)
+def test_an_array_subclass_cannot_hide_an_object_dtype(shadow: str, body: str) -> None:
+    source = (
+        f"class Keys(np.ndarray):\n    {SHADOWED_DTYPES[shadow]}\n"
+        f"def f():\n    a = np.zeros(1)\n    {body}\n"
+    )
+    with pytest.raises(Exception, match="array of Python objects of your own subclass"):
+        run(source)
