@@ -231,9 +231,37 @@ def test_the_pool_gets_the_chunks_and_the_rows_keep_the_pairs_order(
 
     chunked = check_jobs(check, exercise.solution_code, exercise.entry_point, "", exercise.limits)
     assert [job.cases for job in drivers] == [job.cases for _, job in chunked]
-    assert len(drivers) > len(check.pairs)  # the longest pair runs as more than one job
     rows = [test for test in report.tests if test.group == Group.check]
     assert [row.name for row in rows] == [f"distribution check: {p.name}" for p in check.pairs]
     assert [row.input for row in rows] == [pair.inputs() for pair in check.pairs]
     assert all(row.status == Status.passed and row.chart is not None for row in rows)
     assert [row.chart.trials for row in rows if row.chart] == [p.trials for p in check.pairs]
+
+
+def test_a_pair_cut_into_chunks_gets_the_verdict_of_its_counts_added(
+    judge: Judge, exercise: Exercise
+) -> None:
+    # Through the real pool, chunks of 100 trials: every chunk a job, the counts added back
+    # per pair, one row per pair in order, the same verdicts as whole pairs get.
+    from app.check_jobs import check_jobs, merged_result
+    from app.distribution import check_rows
+    from app.reports import limits_text
+
+    check = exercise.distribution
+    assert check is not None
+
+    def rows(code: str) -> list:
+        jobs = check_jobs(
+            check, code, exercise.entry_point, exercise.helpers_code, exercise.limits, most=100
+        )
+        assert len(jobs) == sum(-(-pair.trials // 100) for pair in check.pairs) > len(check.pairs)
+        futures = [(chunk, judge.pool.submit(job)) for chunk, job in jobs]
+        done = [(chunk, future.result(120)) for chunk, future in futures]
+        return check_rows(check, merged_result(check, done), limits_text(exercise), False)
+
+    right = rows(exercise.solution_code)
+    assert [row.status for row in right] == [Status.passed] * len(check.pairs)
+    assert [row.chart.trials for row in right if row.chart] == [p.trials for p in check.pairs]
+    wrong = rows((GOLDEN / "wrong_residual_not_normalised.py").read_text())
+    assert wrong[0].status == Status.failed
+    assert "is not distributed as the target's row p[0]" in (wrong[0].message or "")
