@@ -16,7 +16,6 @@ from typing import Any
 from app import checks
 from app.distribution import DistributionCheck, Pair
 from sandbox import CaseRun, ErrorInfo, Job, Limits, Outcome, RunResult
-from sandbox.values import tag
 
 # CPU time the check allows per call of the step: the reference takes about 0.1 ms here, so a
 # correct step many times slower still passes (a chunk of 500 trials: one second of CPU).
@@ -128,9 +127,13 @@ def _pair_run(runs: list[tuple[Chunk, CaseRun]]) -> CaseRun:
         counts = checks.plain(run.value)
         if isinstance(counts, dict) and isinstance(counts.get("invalid"), dict):
             invalid = dict(counts["invalid"])
-            if type(invalid.get("trial")) is int:
-                invalid["trial"] += chunk.first_trial
-            return replace(run, value=tag({"invalid": invalid}))
+            if type(invalid.get("trial")) is not int:
+                return run  # the row says the check could not read it, as it would have
+            invalid["trial"] += chunk.first_trial
+            try:
+                return replace(run, value=tag({"invalid": invalid}))
+            except TypeError:  # what a well-behaved driver never sends: leave it as it came
+                return run
         if not _sound(counts):
             return run  # what the check says of counts that do not add up, as they came
         if added is None:
@@ -150,6 +153,21 @@ def _pair_run(runs: list[tuple[Chunk, CaseRun]]) -> CaseRun:
             }
     first = runs[0][1]
     return replace(first, value=tag(added), duration_ms=sum(run.duration_ms for _, run in runs))
+
+
+def tag(value: Any) -> dict[str, Any]:
+    """Plain data (what ``checks.plain`` gives: numbers, strings, lists, dicts) in the
+    sandbox's tagged form, which ``checks.plain`` reads back."""
+    if type(value) is dict:
+        return {"t": "dict", "v": [[tag(key), tag(item)] for key, item in value.items()]}
+    if type(value) is list:
+        return {"t": "list", "v": [tag(item) for item in value]}
+    if value is None:
+        return {"t": "none"}
+    kind = {str: "str", int: "int", bool: "bool", float: "float"}.get(type(value))
+    if kind is None:
+        raise TypeError(f"not plain data: {type(value).__name__}")
+    return {"t": kind, "v": value}
 
 
 def _sound(counts: Any) -> bool:

@@ -76,3 +76,14 @@ def test_a_chunk_that_failed_or_sent_nonsense_is_the_pairs_result() -> None:
     # A pair none of whose chunks answered says so rather than borrowing another's.
     lonely = merged_result(CHECK, done[:1])
     assert lonely.cases[1].outcome is Outcome.crashed
+
+
+def test_an_invalid_report_the_driver_never_sends_is_left_as_it_came() -> None:
+    odd = [{"invalid": {"trial": "3"}}, {"invalid": {"trial": 3, "token": [1.5, None, True]}}]
+    for value in odd:
+        done = [_done(0, 0, _counts([30, 20], [12, 38])), _done(0, 50, value)]
+        merged = merged_result(DistributionCheck(driver="", pairs=(PAIR,)), done)
+        shown = plain(merged.cases[0].value)
+        assert shown["invalid"]["trial"] in ("3", 53)  # numbered within the pair when it can be
+        rows = check_rows(DistributionCheck(driver="", pairs=(PAIR,)), merged, LIMITS, False)
+        assert rows[0].status == Status.failed and rows[0].message
