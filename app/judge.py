@@ -69,13 +69,7 @@ class Judge:
     ) -> Future[RunResult]:
         """Hand ``code`` to the sandbox, on ``inputs`` (default: the examples); raises
         PayloadTooLarge, Saturated or SandboxDown."""
-        if not isinstance(code, str):
-            raise TypeError("code must be a string")
-        size = len(code.encode("utf-8", errors="surrogatepass"))
-        if size > exercise.limits.code_bytes:
-            raise PayloadTooLarge(
-                f"code is {size} bytes; the limit is {exercise.limits.code_bytes} bytes"
-            )
+        _check_size(exercise, code)
         return self._submit_job(exercise, code, inputs)
 
     def _submit_job(
@@ -88,8 +82,12 @@ class Judge:
         return self._submit(exercise.job(code, inputs, with_trace=with_trace))
 
     def _submit(self, job: Job) -> Future[RunResult]:
+        return self._submit_all([job])[0]
+
+    def _submit_all(self, jobs: list[Job]) -> list[Future[RunResult]]:
+        """Jobs that belong together, admitted all or none (Saturated: none of them runs)."""
         try:
-            return self.pool.submit(job)
+            return self.pool.submit_all(jobs)
         except PoolSaturated as exc:
             raise Saturated(f"The judge is busy ({exc}); retry shortly.", retry_after=1) from None
         except SandboxUnavailable as exc:
@@ -142,11 +140,17 @@ class Judge:
             drawn += fresh
             names += [f"random {n}" for n in range(1, len(fresh) + 1)]
         inputs = [case.input for case in cases] + drawn
-        learner = self.submit(exercise, code, inputs)
-        # Submitted together, so the reference and the distribution check run beside the
-        # learner's job, not after it.
-        reference = self.reference(exercise, drawn) if drawn else None
-        checks = self._check(exercise, code) if submit else []
+        _check_size(exercise, code)
+        # Admitted together, all or none, so the reference and the distribution check run
+        # beside the learner's job, not after it, and a 503 leaves none of them running.
+        jobs = [exercise.job(code, inputs)]
+        if drawn:
+            jobs.append(exercise.job(exercise.solution_code, drawn, with_trace=True))
+        chunks = self._check_jobs(exercise, code) if submit else []
+        futures = self._submit_all(jobs + [job for _, job in chunks])
+        learner = futures[0]
+        reference = futures[1] if drawn else None
+        checks = list(zip([chunk for chunk, _ in chunks], futures[len(jobs) :], strict=True))
         if drawn:
             self.fresh_cases.restock(exercise)  # the next Submit's, while the children work
         result = await self._outcome(exercise, learner)
@@ -180,8 +184,13 @@ class Judge:
         started = time.perf_counter()
         notes = custom_input.validate(exercise, raw_input)
         inputs = [custom_input.ordered(exercise, raw_input)]
-        learner = self.submit(exercise, code, inputs)
-        reference = self.reference(exercise, inputs)
+        _check_size(exercise, code)
+        learner, reference = self._submit_all(
+            [
+                exercise.job(code, inputs),
+                exercise.job(exercise.solution_code, inputs, with_trace=True),
+            ]
+        )
         result = await self._outcome(exercise, learner)
         expected = await self._outcome(exercise, reference)
         cases = case_sets.expected_cases(exercise, inputs, expected, "your input", "custom")
@@ -207,13 +216,21 @@ class Judge:
 
         The learner's code and the trusted driver, in confined children; the counts come back
         here for the statistics (app/distribution.py)."""
+        chunks = self._check_jobs(exercise, code)
+        futures = self._submit_all([job for _, job in chunks])
+        return list(zip([chunk for chunk, _ in chunks], futures, strict=True))
+
+    @staticmethod
+    def _check_jobs(exercise: Exercise, code: str) -> list[tuple[check_jobs.Chunk, Job]]:
+        """The distribution check's jobs, one per chunk of a pair's trials (none declared: [])."""
         check = exercise.distribution
         if check is None:
             return []
-        jobs = check_jobs.check_jobs(
-            check, code, exercise.entry_point, exercise.helpers_code, exercise.limits
+        return list(
+            check_jobs.check_jobs(
+                check, code, exercise.entry_point, exercise.helpers_code, exercise.limits
+            )
         )
-        return [(chunk, self._submit(job)) for chunk, job in jobs]
 
     async def _checked(
         self, exercise: Exercise, futures: list[tuple[check_jobs.Chunk, Future[RunResult]]]
@@ -246,3 +263,14 @@ class Judge:
     def close(self) -> None:
         """Stops the zygote and every child; idempotent."""
         self.pool.close()
+
+
+def _check_size(exercise: Exercise, code: str) -> None:
+    """The one code-size check of every grade (413 past the exercise's cap)."""
+    if not isinstance(code, str):
+        raise TypeError("code must be a string")
+    size = len(code.encode("utf-8", errors="surrogatepass"))
+    if size > exercise.limits.code_bytes:
+        raise PayloadTooLarge(
+            f"code is {size} bytes; the limit is {exercise.limits.code_bytes} bytes"
+        )

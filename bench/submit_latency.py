@@ -77,10 +77,20 @@ class RecordingPool:
         return getattr(self._pool, name)
 
     def submit(self, job: Job) -> Future[RunResult]:
+        return self.submit_all([job])[0]
+
+    def submit_all(self, jobs: list[Job]) -> list[Future[RunResult]]:
         grade, exercise = self.current, self.exercise
-        future = self._pool.submit(job)
+        futures = self._pool.submit_all(jobs)
         if grade is None or exercise is None:
-            return future
+            return futures
+        for job, future in zip(jobs, futures, strict=True):
+            self._note(grade, exercise, job, future)
+        return futures
+
+    def _note(
+        self, grade: GradeTiming, exercise: Exercise, job: Job, future: Future[RunResult]
+    ) -> None:
         timing = JobTiming(job_kind(job, exercise), len(job.cases), grade.since())
         with self._lock:
             grade.jobs.append(timing)
@@ -93,7 +103,6 @@ class RecordingPool:
                 timing.demoted = result.demoted
 
         future.add_done_callback(answered)
-        return future
 
 
 def _ms(values: list[float]) -> dict[str, float]:

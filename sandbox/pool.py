@@ -156,7 +156,8 @@ class Pool:
     Lanes: ``workers`` fast slots (children at normal priority); a job that runs long is
     demoted by the zygote into the slow lane (``slow_lane`` parked children at the lowest CPU
     priority), freeing its fast slot; ``queue_size`` jobs may wait for a fast slot. Past that,
-    ``submit`` raises PoolSaturated. Every bound is finite: at most ``capacity`` jobs in flight.
+    ``submit`` raises PoolSaturated. Every bound is finite: at most ``capacity`` jobs in flight
+    (or one group of ``submit_all`` more than the fast slots and queue hold, taken when idle).
     """
 
     def __init__(
@@ -307,7 +308,10 @@ class Pool:
             # left out of the count: a demoted job whose child ended starts again, and when the
             # slow lane is full it waits in the fast queue (red team, round 3: 192 in flight).
             parked = min(self.slow_lane, sum(job.demoted for job in self._pending.values()))
-            if len(self._pending) - parked + len(jobs) > self.workers + self.queue_size:
+            waiting = len(self._pending) - parked
+            # A group larger than the whole bound (a Submit's four jobs with one worker and a
+            # queue of one) is taken by an idle pool, or it could never run at all.
+            if waiting + len(jobs) > self.workers + self.queue_size and waiting > 0:
                 raise PoolSaturated(f"all {self.workers} workers busy and the queue is full")
             for job in jobs:
                 self._memory_mb = max(self._memory_mb, job.limits.memory_mb)

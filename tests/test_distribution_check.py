@@ -215,17 +215,17 @@ def test_the_pool_gets_the_chunks_and_the_rows_keep_the_pairs_order(
     check = exercise.distribution
     assert check is not None
     handed: list = []
-    submit = judge.pool.submit
+    submit_all = judge.pool.submit_all
 
-    def recording(job):  # type: ignore[no-untyped-def]
-        handed.append(job)
-        return submit(job)
+    def recording(jobs):  # type: ignore[no-untyped-def]
+        handed.extend(jobs)
+        return submit_all(jobs)
 
-    judge.pool.submit = recording  # type: ignore[method-assign]
+    judge.pool.submit_all = recording  # type: ignore[method-assign]
     try:
         report = judge.grade(exercise, exercise.solution_code, Mode.submit, 5)
     finally:
-        del judge.pool.submit
+        del judge.pool.submit_all
     drivers = [job for job in handed if job.driver]
     from app.check_jobs import check_jobs
 

@@ -37,8 +37,11 @@ class RecordingPool:
         self.jobs: list[Job] = []
 
     def submit(self, job: Job) -> Future[RunResult]:
-        self.jobs.append(job)
-        return self._pool.submit(job)
+        return self.submit_all([job])[0]
+
+    def submit_all(self, jobs: list[Job]) -> list[Future[RunResult]]:
+        self.jobs.extend(jobs)
+        return list(self._pool.submit_all(jobs))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._pool, name)
@@ -226,3 +229,28 @@ def test_a_table_of_one_reports_answers_fails_submit_even_replaying_its_seed(
     assert replayed and all(t["status"] == "pass" for t in replayed)
     fresh = [t for t in body["tests"] if t["group"] == "random" and t not in replayed]
     assert any(t["status"] != "pass" for t in fresh)
+
+
+def test_a_submit_the_pool_cannot_take_is_a_503_that_leaves_none_of_its_jobs_running(
+    make_client: Callable[..., InProcessClient], catalog: Catalog
+) -> None:
+    # One fast slot and one place in the queue, the slot held by a spinner: a Submit's jobs
+    # (learner, reference, check) are admitted all or none, so the 503 leaves nothing behind.
+    spin = "def speculative_step(p, q, draft, rng):\n    while True:\n        pass\n"
+    small = Judge.create(workers=1, queue_size=1, slow_lane=0)
+    try:
+        api = make_client(small, exercises_dir=EXERCISES_DIR)
+        path = "/api/exercises/speculative-decoding-resample/submissions"
+        exercise = catalog.get("speculative-decoding-resample")
+        assert exercise is not None
+        spinner = small.submit(exercise, spin)
+        response = api.post(path, json={"code": _code(catalog, exercise.id), "mode": "submit"})
+        assert response.status_code == 503 and response.headers["Retry-After"]
+        lanes = small.pool.lanes()
+        assert (lanes["fast"]["in_use"], lanes["queue"]["in_use"]) == (1, 0)
+        spinner.result(timeout=30)
+        # Idle again, the pool takes the whole Submit although it is larger than its bound.
+        response = api.post(path, json={"code": _code(catalog, exercise.id), "mode": "submit"})
+        assert response.status_code == 200 and response.json()["verdict"] == "accepted"
+    finally:
+        small.close()

@@ -174,6 +174,9 @@ def test_jobs_that_belong_together_are_admitted_all_or_none() -> None:
         together = small.submit_all([spinning_job(500)])
         assert first.result(timeout=10).cases[0].outcome == "timeout"
         assert together[0].result(timeout=10).cases[0].outcome == "timeout"
+        # A group larger than the whole bound could never be admitted: an idle pool takes it.
+        group = small.submit_all([spinning_job(200) for _ in range(3)])
+        assert [f.result(timeout=10).cases[0].outcome for f in group] == ["timeout"] * 3
 
 
 def test_a_dead_zygote_fails_pending_work_and_is_replaced() -> None:
