@@ -8,6 +8,7 @@ cases, trusted code). The folder format is documented in ``exercises/README.md``
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import math
@@ -136,6 +137,13 @@ class Exercise:
             rng_argument=self.random_argument,
             helpers=self.helpers_code,
             trace=self.trace_code if with_trace else "",
+        )
+
+    def reference_job(self, inputs: list[dict[str, Any]]) -> Job:
+        """The reference solution on ``inputs``, traced, as trusted code: plain Python in a
+        confined child of its own (the learner policy's guards would only slow it down)."""
+        return dataclasses.replace(
+            self.job(self.solution_code, inputs, with_trace=True), trusted=True
         )
 
 

@@ -104,7 +104,7 @@ class Judge:
         """The exercise's solution on ``inputs``, as a job of its own: its own confined child,
         never the learner's and never this process. It also runs the exercise's trace function
         there, for the feedback at a learner's first divergence."""
-        return self._submit_job(exercise, exercise.solution_code, inputs, with_trace=True)
+        return self._submit(exercise.reference_job(inputs))
 
     async def _outcome(self, exercise: Exercise, future: Future[RunResult]) -> RunResult:
         try:
@@ -145,7 +145,7 @@ class Judge:
         # beside the learner's job, not after it, and a 503 leaves none of them running.
         jobs = [exercise.job(code, inputs)]
         if drawn:
-            jobs.append(exercise.job(exercise.solution_code, drawn, with_trace=True))
+            jobs.append(exercise.reference_job(drawn))
         chunks = self._check_jobs(exercise, code) if submit else []
         futures = self._submit_all(jobs + [job for _, job in chunks])
         learner = futures[0]
@@ -188,7 +188,7 @@ class Judge:
         learner, reference = self._submit_all(
             [
                 exercise.job(code, inputs),
-                exercise.job(exercise.solution_code, inputs, with_trace=True),
+                exercise.reference_job(inputs),
             ]
         )
         result = await self._outcome(exercise, learner)

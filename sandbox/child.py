@@ -197,19 +197,28 @@ def run_job(
     output_cap = job.limits.output_bytes
     sys.setrecursionlimit(400)
 
-    globals_: dict[str, Any] = policy.namespace()
+    globals_: dict[str, Any] = _trusted_namespace() if job.trusted else policy.namespace()
     try:
         if job.helpers:
             _source_lines(job.helpers, HELPERS_FILENAME)
+            if job.trusted:
+                helpers_code = compile(job.helpers, HELPERS_FILENAME, "exec")
             helpers_code = helpers_code or compile_learner(job.helpers, HELPERS_FILENAME)
             exec(helpers_code, globals_)
         trace = _trusted_function(job.trace, TRACE_FILENAME, "trace")
         drive = _trusted_function(job.driver, DRIVER_FILENAME, "drive")
         _source_lines(job.code, LEARNER_FILENAME)
-        code = compile_learner(job.code)
+        code = (
+            compile(job.code, LEARNER_FILENAME, "exec")
+            if job.trusted
+            else compile_learner(job.code)
+        )
     except CompileFailure as failure:
         kind = "refused" if failure.refused else "compile"
         reply.send({"t": "setup", "kind": kind, "message": failure.message, "line": failure.line})
+        return
+    except SyntaxError as exc:  # a trusted reference that does not compile: the judge's bug
+        reply.send({"t": "setup", "kind": "compile", "message": str(exc), "line": exc.lineno})
         return
 
     capture = Capture(output_cap, on_overflow=_abandon_setup(reply))
@@ -315,6 +324,12 @@ def _unbuilt_case(index: int, exc: Exception) -> dict[str, Any]:
         "drawn": None,
         "trace": None,
     }
+
+
+def _trusted_namespace() -> dict[str, Any]:
+    """The module namespace of the exercise's reference: plain Python, the judge's own code
+    (a print in it is dropped: the child's stdout is not an output channel)."""
+    return {"__builtins__": builtins, "__name__": "solution", "print": _dropped}
 
 
 def _trusted_function(source: str, filename: str, name: str) -> Any:

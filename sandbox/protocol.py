@@ -150,6 +150,9 @@ class Job:
     # Trusted source defining ``drive(step, Generator, *arguments)``: called instead of the
     # entry point, it runs ``step`` many times and returns counts (the distribution check).
     driver: str = ""
+    # The exercise's own reference solution: plain Python in the confined child (like the trace
+    # and the driver), not compiled by the learner policy. Never set for a learner's code.
+    trusted: bool = False
 
     def document(self) -> dict[str, Any]:
         return {
@@ -162,6 +165,7 @@ class Job:
             "helpers": self.helpers,
             "trace": self.trace,
             "driver": self.driver,
+            "trusted": self.trusted,
             "limits": asdict(self.limits),
         }
 
@@ -178,6 +182,7 @@ class Job:
             helpers=raw["helpers"],
             trace=raw.get("trace", ""),
             driver=raw.get("driver", ""),
+            trusted=raw.get("trusted", False) is True,
         )
 
 

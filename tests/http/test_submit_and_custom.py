@@ -90,6 +90,9 @@ def test_submit_grades_examples_extra_and_random_in_order_with_the_seed(
         mine = [job.cases[0] for job in chunks if job.cases[0]["p"] == pair.inputs()["p"]]
         assert sum(case["trials"] for case in mine) == pair.trials
     assert reference.code == exercise.solution_code and reference.trace
+    # Only the reference runs as trusted code (plain Python, no learner policy).
+    assert reference.trusted and not learner.trusted
+    assert not any(job.trusted for job in chunks)
     assert list(reference.cases) == [t["input"] for t in body["tests"] if t["group"] == "random"]
     # The same seed replays the same random cases, and fresh ones are drawn beside them.
     again = api.post(

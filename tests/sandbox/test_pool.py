@@ -300,3 +300,22 @@ def test_demoted_jobs_left_out_of_the_bound_are_never_more_than_the_slow_lane() 
         admitted = small.submit(spinning_job(100))
         small._pending.pop(-1)
         assert admitted.result(timeout=30).cases[0].outcome == "timeout"
+
+
+def test_only_a_trusted_job_runs_outside_the_learner_policy(pool: Pool) -> None:
+    # The policy refuses '_' names; the exercise's reference (trusted=True) is plain Python,
+    # still in a confined child. A learner's job never carries the flag (tests/http checks).
+    code = "def f(x):\n    return type(x).__name__\n"
+    refused = run(pool, code.replace("type(x).__name__", "x.__class__"), [1])
+    assert refused.setup is not None and refused.setup.kind == "refused"
+    job = Job(
+        code=code,
+        entry_point="f",
+        cases=({"x": 1},),
+        parameters={"x": "value"},
+        limits=FAST,
+        trusted=True,
+    )
+    result = pool.run(job, timeout=30)
+    assert result.setup is None and result.cases[0].value == {"t": "str", "v": "int"}
+    assert result.layers["seccomp"] and result.layers["landlock"]  # confined all the same
