@@ -34,6 +34,9 @@ from sandbox.policy.refusal import PolicyError
 # freed or not: a use-after-free with learner-controlled function pointers.)
 BLOCKED_ATTRIBUTES = frozenset(
     {
+        # An AttributeError's ``obj``: the object the failed lookup searched, which may be one
+        # the learner never holds (a stand-in's real ufunc or class; red team, round 4).
+        "obj",
         "ctypes",
         "cffi",
         "ctypeslib",

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from sandbox.policy.memory import new_array
-from sandbox.policy.numpy_access import guard_attribute
+from sandbox.policy.numpy_access import guard_attribute, lookup_hidden
 
 
 def array_new(cls: type, *args: Any, **kwargs: Any) -> Any:
@@ -41,7 +41,8 @@ class _ArrayClass:
         return (np.ndarray,)
 
     def __getattr__(self, attribute: str) -> Any:
-        return guard_attribute(np.ndarray, attribute, getattr(np.ndarray, attribute))
+        value = lookup_hidden(np.ndarray, attribute, "np.ndarray")
+        return guard_attribute(np.ndarray, attribute, value)
 
     def __repr__(self) -> str:
         return "<class 'numpy.ndarray'>"

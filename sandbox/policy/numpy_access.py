@@ -134,7 +134,7 @@ class GuardedUfunc:
 
     def __getattr__(self, name: str) -> Any:
         ufunc = object.__getattribute__(self, "_ufunc")
-        return guard_attribute(ufunc, name, getattr(ufunc, name))
+        return guard_attribute(ufunc, name, lookup_hidden(ufunc, name, f"np.{ufunc.__name__}"))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("numpy's ufuncs cannot be modified")
@@ -165,6 +165,33 @@ def guard_surface(members: dict[str, Any], prefix: str = "np") -> dict[str, Any]
 def from_numpy(cls: type) -> bool:
     """Whether ``cls`` is numpy's, or derives from one of numpy's classes."""
     return any(base.__module__.partition(".")[0] == "numpy" for base in cls.__mro__)
+
+
+# The standard modules learner code may import (sandbox.policy.imports) have classes too, and
+# their methods take containers: random.Random(1).shuffle(objects) wrote into an object array
+# (red team, round 4). Their instances' methods are guarded as numpy objects' are.
+_GUARDED_LIBRARIES = frozenset(
+    "numpy random _random statistics collections _collections itertools functools _functools "
+    "fractions operator _operator heapq _heapq bisect _bisect copy math typing".split()
+)
+
+
+def from_guarded_library(cls: type) -> bool:
+    """Whether ``cls`` is, or derives from, a class of numpy or of an importable standard module."""
+    return any(base.__module__.partition(".")[0] in _GUARDED_LIBRARIES for base in cls.__mro__)
+
+
+def lookup_hidden(real: Any, name: str, shown: str) -> Any:
+    """``getattr(real, name)`` for a stand-in whose ``real`` object learner code never holds.
+
+    A miss raises an AttributeError of its own, outside the failed lookup's handler: Python's
+    would carry ``real`` as its ``obj`` (and as its context), handing the raw ufunc or class to
+    the learner's ``except`` (red team, round 4: the real np.ndarray, then forged objects)."""
+    try:
+        return getattr(real, name)
+    except AttributeError:
+        pass
+    raise AttributeError(f"{shown} has no attribute {name!r}")
 
 
 # What ``guard_attribute`` does with an attribute of an instance depends, but for the checks
@@ -203,7 +230,7 @@ def _sort(cls: type) -> str:
         return EACH_TIME
     if issubclass(cls, (np.ndarray, np.generic)):
         return _ARRAY
-    return _NUMPY_OBJECT if from_numpy(cls) else AS_IS
+    return _NUMPY_OBJECT if from_guarded_library(cls) else AS_IS
 
 
 def sort_class(cls: type) -> str:
@@ -262,8 +289,8 @@ def _guard_attribute_walk(obj: Any, name: str, value: Any) -> Any:
     if isinstance(obj, np.ufunc) and name in UFUNC_METHODS:
         return _method(value, f"np.{obj.__name__}.{name}", name == "outer", type(obj), name)
     owner = obj if isinstance(obj, type) else type(obj)
-    if callable(value) and from_numpy(owner):
+    if callable(value) and from_guarded_library(owner):
         # Any other numpy object's methods (a Generator's permuted(x, out=objects) writes into
-        # an object array), a learner's subclass of one included.
+        # an object array), a standard class's (Random.shuffle), a learner's subclass of one.
         return _method(value, f"{owner.__name__}.{name}", False, owner, name)
     return value

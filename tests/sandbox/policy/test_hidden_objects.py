@@ -1,0 +1,58 @@
+"""Objects the stand-ins hide never reach learner code through an exception (red team, round 4).
+
+Since Python 3.10 a failed attribute lookup's AttributeError carries ``obj``, the object it
+searched: the stand-ins for np.ndarray and the ufuncs looked names up on the real objects, so
+``except AttributeError as e: e.obj`` gave the raw class (arrays over any buffer, then forged
+objects and the child's builtins) or a raw ufunc (object arrays as operands).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sandbox.policy import Policy, PolicyError
+from tests.sandbox.policy.learner import run, with_objects
+
+STAND_INS = ["np.ndarray", "np.add", "np.maximum", "np", "np.random", "np.zeros(2)", "np.sum"]
+
+
+@pytest.mark.parametrize("stand_in", STAND_INS)
+def test_a_failed_lookup_never_hands_out_what_it_searched(stand_in: str) -> None:
+    source = (
+        "def f():\n"
+        "    try:\n"
+        f"        {stand_in}.no_such_name\n"
+        "    except AttributeError as e:\n"
+        "        return e.obj\n"
+    )
+    with pytest.raises((AttributeError, PolicyError), match="obj"):
+        run(source)
+
+
+@pytest.mark.parametrize("stand_in", ["np.ndarray", "np.add"])
+def test_the_stand_ins_own_misses_carry_neither_the_real_object_nor_its_error(
+    stand_in: str,
+) -> None:
+    # Below the name rule: the stand-in's own AttributeError, seen from this (trusted) process.
+    namespace = Policy().namespace()
+    exec("import numpy as np\n", namespace)
+    shown = eval(stand_in, {"np": namespace["np"]})
+    with pytest.raises(AttributeError) as caught:
+        shown.no_such_name  # noqa: B018
+    assert caught.value.obj is not np.ndarray and caught.value.obj is not np.add
+    assert caught.value.__context__ is None
+
+
+def test_a_standard_class_never_writes_into_an_object_array() -> None:
+    # random.shuffle was guarded, random.Random(1).shuffle was not: the swap went through.
+    with pytest.raises(PolicyError):
+        run("import random\n" + with_objects("random.Random(1).shuffle(a)\n    return a"))
+
+
+def test_a_standard_class_still_works_on_plain_data() -> None:
+    source = (
+        "import random\n"
+        "def f():\n    x = [1, 2, 3]\n    random.Random(1).shuffle(x)\n    return sorted(x)\n"
+    )
+    assert run(source) == [1, 2, 3]
