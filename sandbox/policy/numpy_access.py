@@ -23,6 +23,7 @@ import numpy as np
 
 from sandbox.policy import memory, object_arrays
 from sandbox.policy.kinds import NUMERIC_DTYPE_IDS, PLAIN_TYPES
+from sandbox.policy.refusal import ObjectArrayRefused, object_array_operand
 
 # Functions and methods that are elementwise and take where= (zeroed where it is False).
 ELEMENTWISE_WITH_WHERE = frozenset(["clip"])
@@ -61,7 +62,14 @@ def _checked_call(
             ):
                 object_arrays.refuse_operands(what, args, kwargs)
                 break
-    result = function(*args, **kwargs)
+    try:
+        result = function(*args, **kwargs)
+    except BaseException as exc:  # the handler ends before the raise: no context is kept
+        failure: BaseException | None = exc
+    else:
+        failure = None
+    if failure is not None:
+        raise without_hidden_objects(failure)
     kind = type(result)
     if kind not in PLAIN_TYPES and not (
         kind is _ARRAY_CLASS and id(result.dtype) in NUMERIC_DTYPE_IDS
@@ -70,6 +78,36 @@ def _checked_call(
         memory.refuse_structured(what, parts)
         object_arrays.refuse_results(what, parts)
     return result
+
+
+_PLAIN_ARGUMENTS = (str, bytes, int, float, complex, bool, type(None), np.dtype)
+
+
+def without_hidden_objects(failure: BaseException) -> BaseException:
+    """What learner code may catch of an exception a guarded call raised.
+
+    numpy's errors carry the raw ufunc in their args (``np.add(strings, floats)``: the
+    no-loop error's args are the ufunc and the dtypes), which then took object arrays, wrote
+    into them and handed out uninitialised memory (red team, round 5). An exception of numpy's,
+    a standard module's or a built-in class whose args are not all plain data becomes a fresh
+    exception of its nearest built-in class, with its message only; the learner's own
+    exceptions (from their callbacks) and plain ones pass unchanged."""
+    if all(isinstance(argument, _PLAIN_ARGUMENTS) for argument in failure.args):
+        return failure
+    cls = type(failure)
+    library = cls.__module__.partition(".")[0]
+    if library != "builtins" and library not in _GUARDED_LIBRARIES:
+        return failure  # the learner's own exception class: only what they put in it
+    built_in = next(base for base in cls.__mro__ if base.__module__ == "builtins")
+    try:
+        message = str(failure)
+    except Exception:
+        message = cls.__name__
+    try:
+        fresh: BaseException = built_in(message)
+    except Exception:
+        fresh = TypeError(message)
+    return fresh
 
 
 def _masked(
@@ -153,8 +191,14 @@ def guard_member(prefix: str, name: str, value: Any) -> Any:
 
 
 def vectorize(pyfunc: Any, *args: Any, **kwargs: Any) -> Any:
-    """``np.vectorize``: the vectorised function is called like any other numpy function."""
-    return _guarded(np.vectorize(pyfunc, *args, **kwargs), "np.vectorize(...)", False)
+    """``np.vectorize``: the vectorised function is called like any other numpy function.
+
+    Never with an object output type: numpy then stores whatever the learner's function
+    returns, their own objects included, in an object array (red team, round 5)."""
+    vectorized = np.vectorize(pyfunc, *args, **kwargs)
+    if any(np.dtype(kind).kind == "O" for kind in vectorized.otypes or ""):
+        raise ObjectArrayRefused(object_array_operand("np.vectorize with an object otypes"))
+    return _guarded(vectorized, "np.vectorize(...)", False)
 
 
 def guard_surface(members: dict[str, Any], prefix: str = "np") -> dict[str, Any]:
@@ -172,7 +216,7 @@ def from_numpy(cls: type) -> bool:
 # (red team, round 4). Their instances' methods are guarded as numpy objects' are.
 _GUARDED_LIBRARIES = frozenset(
     "numpy random _random statistics collections _collections itertools functools _functools "
-    "fractions operator _operator heapq _heapq bisect _bisect copy math typing".split()
+    "fractions operator _operator heapq _heapq bisect _bisect copy math typing contextlib".split()
 )
 
 
@@ -265,6 +309,10 @@ def guard_sorted_attribute(kind: str, obj: Any, name: str, value: Any) -> Any:
         return _method(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE, type(obj), name)
     if kind is _NUMPY_OBJECT:
         memory.check_attribute(obj, name)
+        if name == "args" and isinstance(obj, BaseException):
+            # An operator's error (strings + floats) reaches learner code unguarded, the raw
+            # ufunc in its args: they read as the message alone (red team, round 5).
+            return without_hidden_objects(obj).args
         if not callable(value):
             return value
         return _method(value, f"{type(obj).__name__}.{name}", False, type(obj), name)
@@ -289,6 +337,8 @@ def _guard_attribute_walk(obj: Any, name: str, value: Any) -> Any:
     if isinstance(obj, np.ufunc) and name in UFUNC_METHODS:
         return _method(value, f"np.{obj.__name__}.{name}", name == "outer", type(obj), name)
     owner = obj if isinstance(obj, type) else type(obj)
+    if name == "args" and isinstance(obj, BaseException):
+        return without_hidden_objects(obj).args
     if callable(value) and from_guarded_library(owner):
         # Any other numpy object's methods (a Generator's permuted(x, out=objects) writes into
         # an object array), a standard class's (Random.shuffle), a learner's subclass of one.

@@ -56,3 +56,57 @@ def test_a_standard_class_still_works_on_plain_data() -> None:
         "def f():\n    x = [1, 2, 3]\n    random.Random(1).shuffle(x)\n    return sorted(x)\n"
     )
     assert run(source) == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "np.add(np.array(['a']), np.array([1.5]))",  # no loop: args (ufunc, dtypes)
+        "np.maximum(np.array(['a']), np.array([1.5]))",
+        "np.add(np.ones(2), 1.5, out=np.zeros(2, dtype=np.int64))",  # casting: args hold it
+        "np.array(['a']) + np.array([1.5])",  # an operator: no guarded call on the way
+        "np.ones(2) - np.array(['x', 'y'])",
+    ],
+)
+def test_a_numpy_error_never_carries_the_raw_ufunc(call: str) -> None:
+    source = (
+        f"def f():\n    try:\n        {call}\n    except TypeError as e:\n        return e.args\n"
+    )
+    args = run(source)
+    assert all(isinstance(argument, str) for argument in args), args
+
+
+def test_a_numpy_error_is_still_caught_as_what_it_is() -> None:
+    source = (
+        "def f():\n"
+        "    try:\n"
+        "        np.add(np.array(['a']), np.array([1.5]))\n"
+        "    except TypeError as e:\n"
+        "        return str(e)\n"
+    )
+    assert "ufunc 'add'" in run(source)
+
+
+def test_vectorize_never_makes_an_object_array_of_the_learners_objects() -> None:
+    source = (
+        "class Mine:\n    pass\n"
+        "def f():\n"
+        "    make = np.vectorize(lambda k: Mine(), otypes=[object])\n"
+        "    return make(np.zeros(1))\n"
+    )
+    with pytest.raises(PolicyError):
+        run(source)
+
+
+def test_a_learners_own_exception_passes_through_a_numpy_callback_unchanged() -> None:
+    source = (
+        "class Stop(Exception):\n    pass\n"
+        "def f():\n"
+        "    def boom(x):\n"
+        "        raise Stop([1, 2])\n"
+        "    try:\n"
+        "        np.vectorize(boom, otypes=[float])(np.zeros(1))\n"
+        "    except Stop as e:\n"
+        "        return e.args[0]\n"
+    )
+    assert run(source) == [1, 2]
