@@ -110,3 +110,21 @@ def test_a_learners_own_exception_passes_through_a_numpy_callback_unchanged() ->
         "        return e.args[0]\n"
     )
     assert run(source) == [1, 2]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "st = np.random.get_state()\n    np.random.set_state((st[0], st[1], -12))",
+        "rs = np.random.RandomState(1)\n    rs.set_state(rs.get_state())",
+        "getattr(np.random.RandomState(1), 'set_state')",
+    ],
+)
+def test_the_legacy_generator_state_cannot_be_set(body: str) -> None:
+    # set_state took any position into the state array and read outside it (red team, round 6).
+    with pytest.raises((AttributeError, PolicyError)):
+        run(f"def f():\n    {body}\n    return np.random.randint(0, 2**32, size=12)\n")
+
+
+def test_the_legacy_generator_state_can_still_be_read() -> None:
+    assert run("def f():\n    return np.random.get_state()[0]\n") == "MT19937"
