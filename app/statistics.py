@@ -128,7 +128,7 @@ def pooled_bins(expected: Sequence[float], minimum: float) -> list[list[int]]:
 
 
 def chi2_statistic(
-    observed: Sequence[int], expected: Sequence[float], minimum: float
+    observed: Sequence[float], expected: Sequence[float], minimum: float
 ) -> tuple[float, int]:
     """Pearson's statistic over pooled bins and its degrees of freedom (bins - 1)."""
     groups = pooled_bins(expected, minimum)

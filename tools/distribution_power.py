@@ -101,13 +101,11 @@ def first_token_law(
 def noncentrality(law: list[float], target: tuple[float, ...], trials: int) -> tuple[float, int]:
     """Per-trial noncentrality of Pearson's statistic for ``law`` against ``target``, over the
     bins the check pools at ``trials``, and its degrees of freedom."""
-    groups = statistics.pooled_bins([trials * x for x in target], MIN_EXPECTED)
-    total = 0.0
-    for group in groups:
-        wanted = sum(target[i] for i in group)
-        seen = sum(law[i] for i in group)
-        total += (seen - wanted) ** 2 / wanted
-    return total, max(1, len(groups) - 1)
+    # Pearson's statistic on the expected counts of ``law`` is ``trials`` times the per-trial one.
+    statistic, df = statistics.chi2_statistic(
+        [trials * x for x in law], [trials * x for x in target], MIN_EXPECTED
+    )
+    return statistic / trials, df
 
 
 def miss_rate(per_trial: float, target: tuple[float, ...], trials: int, tests: int) -> float:

@@ -15,7 +15,7 @@ which rules its instances' attributes need (``sort_class``), and plain operands 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import ModuleType, WrapperDescriptorType
 from typing import Any
 
@@ -47,21 +47,8 @@ def _checked_call(
     could refuse, are told apart here without a call: this runs for every numpy call learner
     code makes. Anything else goes to the rules themselves.
     """
-    for value in args:
-        kind = type(value)
-        if kind not in PLAIN_TYPES and not (
-            kind is _ARRAY_CLASS and id(value.dtype) in NUMERIC_DTYPE_IDS
-        ):
-            object_arrays.refuse_operands(what, args, kwargs)
-            break
-    else:
-        for value in kwargs.values() if kwargs else ():
-            kind = type(value)
-            if kind not in PLAIN_TYPES and not (
-                kind is _ARRAY_CLASS and id(value.dtype) in NUMERIC_DTYPE_IDS
-            ):
-                object_arrays.refuse_operands(what, args, kwargs)
-                break
+    if not _all_plain(args) or (kwargs and not _all_plain(kwargs.values())):
+        object_arrays.refuse_operands(what, args, kwargs)
     try:
         result = function(*args, **kwargs)
     except BaseException as exc:  # the handler ends before the raise: no context is kept
@@ -78,6 +65,17 @@ def _checked_call(
         memory.refuse_structured(what, parts)
         object_arrays.refuse_results(what, parts)
     return result
+
+
+def _all_plain(values: Iterable[Any]) -> bool:
+    """Whether every value is one no numpy rule could refuse (told apart without a call)."""
+    for value in values:
+        kind = type(value)
+        if kind not in PLAIN_TYPES and not (
+            kind is _ARRAY_CLASS and id(value.dtype) in NUMERIC_DTYPE_IDS
+        ):
+            return False
+    return True
 
 
 _PLAIN_ARGUMENTS = (str, bytes, int, float, complex, bool, type(None), np.dtype)
