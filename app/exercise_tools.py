@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app import case_sets, checks, feedback
+from app import case_sets, checks, feedback, reports
 from app.catalog import Case, Catalog, Exercise, ExerciseError
 from app.judge import Judge
 from app.schemas import Status, Verdict
@@ -29,11 +29,12 @@ def reference_expectations(
     job = exercise.job(exercise.solution_code, inputs, with_trace=True)
     result = judge.pool.submit(job).result(timeout=120)
     if result.setup is not None:
-        raise ExerciseError(f"{exercise.id}: the reference does not run: {result.setup.message}")
+        detail = reports.setup_detail(exercise, result.setup)
+        raise ExerciseError(f"{exercise.id}: the reference does not run: {detail}")
     expectations = []
     for case, run in zip(cases, result.cases, strict=True):
         if run.outcome != "returned":
-            message = run.error.message if run.error else run.outcome
+            message = checks.error_message(run, reports.limits_text(exercise))
             raise ExerciseError(f"{exercise.id}: reference failed on {case.name!r}: {message}")
         problem = checks.type_problem(
             run.value, checks.parse_type(exercise.returns), "the reference's return value"
