@@ -70,16 +70,7 @@ class Judge:
         """Hand ``code`` to the sandbox, on ``inputs`` (default: the examples); raises
         PayloadTooLarge, Saturated or SandboxDown."""
         _check_size(exercise, code)
-        return self._submit_job(exercise, code, inputs)
-
-    def _submit_job(
-        self,
-        exercise: Exercise,
-        code: str,
-        inputs: list[dict[str, Any]] | None,
-        with_trace: bool = False,
-    ) -> Future[RunResult]:
-        return self._submit(exercise.job(code, inputs, with_trace=with_trace))
+        return self._submit(exercise.job(code, inputs))
 
     def _submit(self, job: Job) -> Future[RunResult]:
         return self._submit_all([job])[0]
@@ -185,12 +176,8 @@ class Judge:
         notes = custom_input.validate(exercise, raw_input)
         inputs = [custom_input.ordered(exercise, raw_input)]
         _check_size(exercise, code)
-        learner, reference = self._submit_all(
-            [
-                exercise.job(code, inputs),
-                exercise.reference_job(inputs),
-            ]
-        )
+        jobs = [exercise.job(code, inputs), exercise.reference_job(inputs)]
+        learner, reference = self._submit_all(jobs)
         result = await self._outcome(exercise, learner)
         expected = await self._outcome(exercise, reference)
         cases = case_sets.expected_cases(exercise, inputs, expected, "your input", "custom")
