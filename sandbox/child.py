@@ -201,18 +201,13 @@ def run_job(
     try:
         if job.helpers:
             _source_lines(job.helpers, HELPERS_FILENAME)
-            if job.trusted:
-                helpers_code = compile(job.helpers, HELPERS_FILENAME, "exec")
-            helpers_code = helpers_code or compile_learner(job.helpers, HELPERS_FILENAME)
+            if job.trusted or helpers_code is None:  # the zygote's copy is the policy's
+                helpers_code = _compiled(job.helpers, HELPERS_FILENAME, job.trusted)
             exec(helpers_code, globals_)
         trace = _trusted_function(job.trace, TRACE_FILENAME, "trace")
         drive = _trusted_function(job.driver, DRIVER_FILENAME, "drive")
         _source_lines(job.code, LEARNER_FILENAME)
-        code = (
-            compile(job.code, LEARNER_FILENAME, "exec")
-            if job.trusted
-            else compile_learner(job.code)
-        )
+        code = _compiled(job.code, LEARNER_FILENAME, job.trusted)
     except CompileFailure as failure:
         kind = "refused" if failure.refused else "compile"
         reply.send({"t": "setup", "kind": kind, "message": failure.message, "line": failure.line})
@@ -326,10 +321,15 @@ def _unbuilt_case(index: int, exc: Exception) -> dict[str, Any]:
     }
 
 
-def _trusted_namespace() -> dict[str, Any]:
-    """The module namespace of the exercise's reference: plain Python, the judge's own code
-    (a print in it is dropped: the child's stdout is not an output channel)."""
-    return {"__builtins__": builtins, "__name__": "solution", "print": _dropped}
+def _compiled(source: str, filename: str, trusted: bool) -> Any:
+    """``source`` compiled as plain Python (the judge's own code) or by the learner policy."""
+    return compile(source, filename, "exec") if trusted else compile_learner(source, filename)
+
+
+def _trusted_namespace(name: str = "solution") -> dict[str, Any]:
+    """A module namespace for the judge's own code (the reference, a trace, a driver): plain
+    Python; a print in it is dropped, since the child's stdout is not an output channel."""
+    return {"__builtins__": builtins, "__name__": name, "print": _dropped}
 
 
 def _trusted_function(source: str, filename: str, name: str) -> Any:
@@ -342,7 +342,7 @@ def _trusted_function(source: str, filename: str, name: str) -> Any:
     """
     if not source:
         return None
-    namespace: dict[str, Any] = {"__builtins__": builtins, "__name__": filename}
+    namespace = _trusted_namespace(filename)
     _source_lines(source, filename)
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]
