@@ -3,33 +3,17 @@ of the child, and it never blames the code that was never called."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from app import case_sets
 from app.catalog import Catalog
 from app.judge import Judge
 from app.reports import build_report
 from app.schemas import Mode, Status
 from sandbox import Outcome
+from tests.inputs import RESAMPLE_INPUT, nested
 
 RESAMPLE = "speculative-decoding-resample"
-GOOD = {
-    "p": [[0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]],
-    "q": [[0.5, 0.3, 0.2], [0.2, 0.2, 0.6]],
-    "draft": [0, 2],
-    "rng": {"scripted": [0.5, 0.8, 0.1]},
-}
-
-
-def _deep(depth: int) -> Any:
-    value: Any = 0.5
-    for _ in range(depth):
-        value = [value]
-    return value
-
-
-# numpy builds arrays of at most 64 dimensions; 65 is refused by np.array itself.
-UNBUILDABLE = {**GOOD, "q": _deep(65)}
+GOOD = RESAMPLE_INPUT
+UNBUILDABLE = {**GOOD, "q": nested(65)}
 
 
 def test_the_case_is_reported_and_the_next_case_still_runs(judge: Judge, catalog: Catalog) -> None:

@@ -9,6 +9,7 @@ from asgi_client import InProcessClient
 
 from app.catalog import EXERCISES_DIR
 from app.judge import Judge
+from tests.inputs import RESAMPLE_INPUT, VERIFY_INPUT, nested, refused_detail
 
 GAMMA = "/api/exercises/speculative-decoding-choose-gamma"
 VERIFY = "/api/exercises/speculative-decoding-verify"
@@ -54,19 +55,6 @@ def test_a_lone_surrogate_in_a_custom_run_is_reported_not_a_500(
 
 
 RESAMPLE = "/api/exercises/speculative-decoding-resample"
-RESAMPLE_INPUT = {
-    "p": [[0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]],
-    "q": [[0.5, 0.3, 0.2], [0.2, 0.2, 0.6]],
-    "draft": [0, 2],
-    "rng": {"scripted": [0.5, 0.8, 0.1]},
-}
-VERIFY_INPUT = {
-    "draft_probs": [0.5, 0.5],
-    "target_probs": [0.25, 0.5],
-    "draft_tokens": [3, 4],
-    "target_dist_next": None,
-}
-
 HUGE_NUMBERS = [
     (VERIFY, {**VERIFY_INPUT, "draft_tokens": [3, 10**400]}, "input.draft_tokens[1]"),
     (VERIFY, {**VERIFY_INPUT, "draft_probs": [0.5, 10**300]}, "input.draft_probs[1]"),
@@ -83,9 +71,7 @@ HUGE_NUMBERS = [
 def test_an_integer_beyond_64_bits_is_a_422_naming_the_parameter(
     api: InProcessClient, url: str, given: dict[str, object], named: str
 ) -> None:
-    response = api.post(f"{url}/runs", json={"code": "x = 1\n", "input": given})
-    assert response.status_code == 422, response.text
-    assert response.json()["detail"].startswith(named + ": integers must lie within")
+    assert refused_detail(api, url, given).startswith(named + ": integers must lie within")
 
 
 def test_huge_floats_in_a_distribution_are_a_note_not_an_overflow(api: InProcessClient) -> None:
@@ -127,9 +113,8 @@ SCALAR_INPUTS = [
 def test_choose_gamma_scalars_outside_their_declared_range_are_a_422(
     api: InProcessClient, given: dict[str, object], says: str
 ) -> None:
-    response = api.post(f"{GAMMA}/runs", json={"code": "x = 1\n", "input": given})
-    assert response.status_code == 422, response.text
-    assert response.json()["detail"].startswith(says), response.json()
+    detail = refused_detail(api, GAMMA, given)
+    assert detail.startswith(says), detail
 
 
 def test_choose_gamma_scalars_at_the_ends_of_their_ranges_run(api: InProcessClient) -> None:
@@ -141,16 +126,9 @@ def test_choose_gamma_scalars_at_the_ends_of_their_ranges_run(api: InProcessClie
     assert test["expected"] == [0, 1.0] and test["status"] == "pass"
 
 
-def _nested(depth: int) -> object:
-    value: object = 0.5
-    for _ in range(depth):
-        value = [value]
-    return value
-
-
 ARRAYS_OF_THE_WRONG_RANK = [
-    ({**RESAMPLE_INPUT, "q": _nested(65)}, "input.q"),
-    ({**RESAMPLE_INPUT, "q": _nested(3)}, "input.q"),
+    ({**RESAMPLE_INPUT, "q": nested(65)}, "input.q"),
+    ({**RESAMPLE_INPUT, "q": nested(3)}, "input.q"),
     ({**RESAMPLE_INPUT, "p": [0.5, 0.5]}, "input.p: expected a 2-dimensional array"),
     ({**RESAMPLE_INPUT, "q": {"empty": [0]}}, "input.q"),
 ]
@@ -160,9 +138,8 @@ ARRAYS_OF_THE_WRONG_RANK = [
 def test_an_array_of_the_wrong_rank_is_a_422_naming_it(
     api: InProcessClient, given: dict[str, object], says: str
 ) -> None:
-    response = api.post(f"{RESAMPLE}/runs", json={"code": "x = 1\n", "input": given})
-    assert response.status_code == 422, response.text
-    assert response.json()["detail"].startswith(says), response.json()
+    detail = refused_detail(api, RESAMPLE, given)
+    assert detail.startswith(says), detail
 
 
 def test_a_very_deep_input_is_refused_cleanly(api: InProcessClient) -> None:

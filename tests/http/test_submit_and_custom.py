@@ -12,21 +12,10 @@ from asgi_client import InProcessClient
 from app.catalog import EXERCISES_DIR, Catalog
 from app.judge import Judge
 from sandbox import Job, RunResult
+from tests.inputs import RESAMPLE_INPUT, VERIFY_INPUT, refused_detail
 
 VERIFY = "/api/exercises/speculative-decoding-verify"
 RESAMPLE = "/api/exercises/speculative-decoding-resample"
-VERIFY_INPUT = {
-    "draft_probs": [0.5, 0.5],
-    "target_probs": [0.25, 0.5],
-    "draft_tokens": [3, 4],
-    "target_dist_next": None,
-}
-RESAMPLE_INPUT = {
-    "p": [[0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]],
-    "q": [[0.5, 0.3, 0.2], [0.2, 0.2, 0.6]],
-    "draft": [0, 2],
-    "rng": {"scripted": [0.5, 0.8, 0.1]},
-}
 
 
 class RecordingPool:
@@ -185,9 +174,8 @@ def test_every_bad_input_is_a_422_naming_the_parameter(
     given: dict[str, Any],
     named: str,
 ) -> None:
-    response = api.post(f"{url}/runs", json={"code": "x = 1\n", "input": given})
-    assert response.status_code == 422, response.text
-    assert response.json()["detail"].startswith(named + ":"), response.json()
+    detail = refused_detail(api, url, given)
+    assert detail.startswith(named + ":"), detail
     assert recorded[1].jobs == []  # refused before anything ran
 
 
