@@ -11,7 +11,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import itertools
-import json
 import os
 import queue
 import select
@@ -300,7 +299,8 @@ class Pool:
     def submit_all(self, jobs: list[Job]) -> list[Future[RunResult]]:
         """Queue jobs that belong together (a Submit's learner, reference and check jobs): all
         of them or, raising PoolSaturated, none, so a refusal never leaves one running alone."""
-        prepared = [self._prepare(job) for job in jobs]
+        encoded: dict[int, tuple[Any, str]] = {}  # case inputs the jobs share, encoded once
+        prepared = [self._prepare(job, encoded) for job in jobs]
         with self._lock:
             if self._closed:
                 raise SandboxUnavailable("the sandbox pool is closed")
@@ -338,9 +338,9 @@ class Pool:
         return [pending.future for pending, _ in prepared]
 
     @staticmethod
-    def _prepare(job: Job) -> tuple[_Pending, str]:
+    def _prepare(job: Job, encoded: dict[int, tuple[Any, str]]) -> tuple[_Pending, str]:
         """A job's frame body and bookkeeping, built before the lock is taken."""
-        body = json.dumps(job.document(), separators=(",", ":")).encode("utf-8", "surrogatepass")
+        body = job.body(encoded)
         helpers_key = (
             hashlib.sha256(job.helpers.encode("utf-8", "surrogatepass")).hexdigest()
             if job.helpers

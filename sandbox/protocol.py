@@ -169,6 +169,26 @@ class Job:
             "limits": asdict(self.limits),
         }
 
+    def body(self, encoded: dict[int, tuple[Mapping[str, Any], str]] | None = None) -> bytes:
+        """``document()`` as the JSON the child reads, each case encoded once per ``encoded``.
+
+        Jobs handed over together share case inputs (a Submit's learner and reference jobs
+        both carry its random cases): ``encoded`` maps a case object (kept alive beside its
+        text) to its JSON, so the same object is not encoded twice. The bytes are those of one
+        ``json.dumps`` of the document, with "cases" first.
+        """
+        memo: dict[int, tuple[Mapping[str, Any], str]] = {} if encoded is None else encoded
+        parts = []
+        for case in self.cases:
+            known = memo.get(id(case))
+            if known is None or known[0] is not case:
+                known = memo[id(case)] = (case, json.dumps(dict(case), separators=(",", ":")))
+            parts.append(known[1])
+        document = self.document()
+        del document["cases"]
+        rest = json.dumps(document, separators=(",", ":"))
+        return ('{"cases":[' + ",".join(parts) + "]," + rest[1:]).encode("utf-8", "surrogatepass")
+
     @classmethod
     def from_document(cls, raw: Mapping[str, Any]) -> Job:
         return cls(

@@ -109,3 +109,32 @@ def test_the_mutation_check_still_sees_every_change_through_the_sandbox() -> Non
     assert touched["xs"] == {"t": "list", "v": [{"t": "str", "v": "pop"}]}
     assert touched["table"]["v"][0][1] == {"t": "float", "v": 1.0}
     assert touched["rows"] == [[8.0, 2.0]]
+
+
+def test_a_job_body_is_its_document_and_shared_cases_are_encoded_once() -> None:
+    from sandbox import Job, Limits
+
+    shared = {"p": [[0.5, 0.5]], "name": "\ud800 é ☃"}  # a lone surrogate and non-ASCII text
+    own = {"p": [[1.0, -0.0]], "name": "x"}
+    learner = Job(
+        code="def f(p, name): pass",
+        entry_point="f",
+        cases=(own, shared),
+        parameters={"p": "ndarray", "name": "value"},
+        limits=Limits(),
+    )
+    reference = Job(
+        code="def f(p, name): pass",
+        entry_point="f",
+        cases=(shared,),
+        parameters={"p": "ndarray", "name": "value"},
+        limits=Limits(),
+        trusted=True,
+    )
+    memo: dict = {}
+    bodies = [job.body(memo) for job in (learner, reference)]
+    for job, body in zip((learner, reference), bodies, strict=True):
+        assert json.loads(body) == json.loads(json.dumps(job.document()))
+        assert Job.from_document(json.loads(body)) == job
+    assert len(memo) == 2  # the shared case once, the learner's own once
+    assert learner.body() == bodies[0]  # alone, the same bytes
