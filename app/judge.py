@@ -138,10 +138,13 @@ class Judge:
         if drawn:
             jobs.append(exercise.reference_job(drawn))
         chunks = self._check_jobs(exercise, code) if submit else []
-        futures = self._submit_all(jobs + [job for _, job in chunks])
-        learner = futures[0]
-        reference = futures[1] if drawn else None
-        checks = list(zip([chunk for chunk, _ in chunks], futures[len(jobs) :], strict=True))
+        # Longest first: the check's chunks (hundreds of steps each) take the fast slots, and
+        # the learner's and the reference's shorter jobs fill in beside them, so the cores
+        # finish together (the check last, alone on one core, was the Submit's tail).
+        futures = self._submit_all([job for _, job in chunks] + jobs)
+        checks = list(zip([chunk for chunk, _ in chunks], futures[: len(chunks)], strict=True))
+        learner = futures[len(chunks)]
+        reference = futures[len(chunks) + 1] if drawn else None
         if drawn:
             self.fresh_cases.restock(exercise)  # the next Submit's, while the children work
         result = await self._outcome(exercise, learner)

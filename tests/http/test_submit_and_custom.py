@@ -71,7 +71,7 @@ def test_submit_grades_examples_extra_and_random_in_order_with_the_seed(
     # The reference ran as a job of its own, on the random inputs only; the learner's job
     # never held the solution, nor did the distribution check's (the learner's code and the
     # trusted driver, one job per pair). All were jobs of the pool: nothing ran in this process.
-    learner, reference, *chunks = recorded[1].jobs
+    *chunks, learner, reference = recorded[1].jobs  # the check's chunks first: the longest
     assert learner.code == code and len(learner.cases) == 6 + extra + 20
     assert len(chunks) >= checked  # a job per chunk of a pair's trials
     assert all(job.code == code and job.driver and len(job.cases) == 1 for job in chunks)
