@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import secrets
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,36 +33,64 @@ def random_inputs(exercise: Exercise, seed: int) -> list[dict[str, Any]]:
     return [exercise.random_case(rng) for _ in range(exercise.random_cases)]
 
 
+@dataclass
+class RandomSet:
+    """One Submit's random cases: their seed, their inputs, and the reference's job on them
+    when it was started ahead (None: the Submit runs it beside the learner's job)."""
+
+    seed: int
+    inputs: list[dict[str, Any]]
+    expected: Future[RunResult] | None = None
+
+
 class FreshCases:
     """A fresh seed and its random cases, drawn one Submit ahead for each exercise.
 
-    Drawing them takes a Submit one to two milliseconds before its first job can start; drawn
-    ahead, while the previous Submit's children run, that time is off the path. Each set is
-    handed out once, so every Submit still gets cases of its own; thread-safe.
+    Drawing them takes a Submit one to two milliseconds before its first job can start, and
+    the reference's job on them a fifth of its sandbox time; both done ahead, once the previous
+    Submit is answered, are off the next one's path. Each set is handed out once, so every
+    Submit still gets cases of its own; thread-safe.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._ready: dict[str, tuple[int, list[dict[str, Any]]]] = {}
+        self._ready: dict[str, RandomSet] = {}
+        self._drawing: set[str] = set()
 
     def take(self, exercise: Exercise) -> tuple[int, list[dict[str, Any]]]:
         """(seed, random inputs) for one Submit: the set drawn ahead, or one drawn now."""
+        drawn = self.take_set(exercise)
+        return drawn.seed, drawn.inputs
+
+    def take_set(self, exercise: Exercise) -> RandomSet:
+        """The set drawn ahead (with its reference job, if one was started), or one drawn now."""
         with self._lock:
             ready = self._ready.pop(exercise.id, None)
         if ready is not None:
             return ready
         seed = fresh_seed()
-        return seed, random_inputs(exercise, seed)
+        return RandomSet(seed, random_inputs(exercise, seed))
 
-    def restock(self, exercise: Exercise) -> None:
-        """Draw the next Submit's set now, if none waits (call while the sandbox works)."""
+    def restock(
+        self,
+        exercise: Exercise,
+        reference: Callable[[list[dict[str, Any]]], Future[RunResult] | None] | None = None,
+    ) -> None:
+        """Draw the next Submit's set now, if none waits or is being drawn, and start
+        ``reference`` on it (a job of the sandbox pool; None when it could not be started)."""
         with self._lock:
-            if exercise.id in self._ready:
+            if exercise.id in self._ready or exercise.id in self._drawing:
                 return
-        seed = fresh_seed()
-        drawn = random_inputs(exercise, seed)
-        with self._lock:
-            self._ready.setdefault(exercise.id, (seed, drawn))
+            self._drawing.add(exercise.id)
+        try:
+            seed = fresh_seed()
+            drawn = random_inputs(exercise, seed)
+            expected = reference(drawn) if reference is not None and drawn else None
+            with self._lock:
+                self._ready.setdefault(exercise.id, RandomSet(seed, drawn, expected))
+        finally:
+            with self._lock:
+                self._drawing.discard(exercise.id)
 
 
 def stored_cases(exercise: Exercise, submit: bool) -> list[Case]:

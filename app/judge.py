@@ -118,10 +118,12 @@ class Judge:
         drawn: list[dict[str, Any]] = []
         names: list[str] = []
         replayed, seed = (seed, None) if submit and exercise.random_cases else (None, None)
+        ahead: Future[RunResult] | None = None  # the reference's job on the cases, if started
         if submit and exercise.random_cases:
             # A seed the client chose replays those cases, and fresh ones are drawn beside them
             # every time: a table of answers learnt from one report never passes a Submit.
-            seed, fresh = self.fresh_cases.take(exercise)
+            stocked = self.fresh_cases.take_set(exercise)
+            seed, fresh, ahead = stocked.seed, stocked.inputs, stocked.expected
             if replayed is not None:
                 replay = case_sets.random_inputs(exercise, replayed)
                 drawn += replay
@@ -134,8 +136,10 @@ class Judge:
         _check_size(exercise, code)
         # Admitted together, all or none, so the reference and the distribution check run
         # beside the learner's job, not after it, and a 503 leaves none of them running.
+        if replayed is not None or (ahead is not None and _failed(ahead)):
+            ahead = None  # replayed cases need a run of their own; a failed one runs again
         jobs = [exercise.job(code, inputs)]
-        if drawn:
+        if drawn and ahead is None:
             jobs.append(exercise.reference_job(drawn))
         chunks = self._check_jobs(exercise, code) if submit else []
         # Longest first: the check's chunks (hundreds of steps each) take the fast slots, and
@@ -144,9 +148,7 @@ class Judge:
         futures = self._submit_all([job for _, job in chunks] + jobs)
         checks = list(zip([chunk for chunk, _ in chunks], futures[: len(chunks)], strict=True))
         learner = futures[len(chunks)]
-        reference = futures[len(chunks) + 1] if drawn else None
-        if drawn:
-            self.fresh_cases.restock(exercise)  # the next Submit's, while the children work
+        reference = ahead if ahead is not None else futures[-1] if drawn else None
         result = await self._outcome(exercise, learner)
         if reference is not None:
             expected = await self._outcome(exercise, reference)
@@ -164,7 +166,23 @@ class Judge:
                 exact_failed=report.status != Status.passed,
             )
             report = with_check_rows(report, rows, checked)
+        if drawn:
+            # The next Submit's cases and the reference's job on them, started once this one is
+            # answered: at light load the cores are idle then, and the next Submit has one job
+            # fewer to wait for (the cases and their expected outputs are the same either way).
+            asyncio.get_running_loop().call_soon(self._restock, exercise)
         return report
+
+    def _restock(self, exercise: Exercise) -> None:
+        """Draw the next Submit's random cases and start the reference on them."""
+
+        def reference(inputs: list[dict[str, Any]]) -> Future[RunResult] | None:
+            try:
+                return self.reference(exercise, inputs)
+            except (Saturated, SandboxDown):
+                return None  # busy: that Submit runs the reference itself
+
+        self.fresh_cases.restock(exercise, reference)
 
     def grade(
         self, exercise: Exercise, code: str, mode: Mode = Mode.run, seed: int | None = None
@@ -253,6 +271,11 @@ class Judge:
     def close(self) -> None:
         """Stops the zygote and every child; idempotent."""
         self.pool.close()
+
+
+def _failed(future: Future[RunResult]) -> bool:
+    """Whether a job started ahead has already failed (the sandbox restarted since)."""
+    return future.done() and (future.cancelled() or future.exception() is not None)
 
 
 def _check_size(exercise: Exercise, code: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
@@ -71,7 +72,10 @@ def test_submit_grades_examples_extra_and_random_in_order_with_the_seed(
     # The reference ran as a job of its own, on the random inputs only; the learner's job
     # never held the solution, nor did the distribution check's (the learner's code and the
     # trusted driver, one job per pair). All were jobs of the pool: nothing ran in this process.
-    *chunks, learner, reference = recorded[1].jobs  # the check's chunks first: the longest
+    # The check's chunks first (the longest), then the learner's job and the reference's, which
+    # is the first trusted job (the next Submit's reference may be started after the answer).
+    handed = recorded[1].jobs
+    *chunks, learner, reference = handed[: next(i for i, j in enumerate(handed) if j.trusted) + 1]
     assert learner.code == code and len(learner.cases) == 6 + extra + 20
     assert len(chunks) >= checked  # a job per chunk of a pair's trials
     assert all(job.code == code and job.driver and len(job.cases) == 1 for job in chunks)
@@ -93,6 +97,32 @@ def test_submit_grades_examples_extra_and_random_in_order_with_the_seed(
     assert [t["input"] for t in replayed] == [t["input"] for t in random]
     fresh = [t for t in again["tests"] if t["group"] == "random" and t not in replayed]
     assert len(fresh) == 20 and [t["input"] for t in fresh] != [t["input"] for t in random]
+
+
+def test_the_next_submits_reference_runs_ahead_as_a_job_of_its_own(
+    api: InProcessClient, recorded: tuple[Judge, RecordingPool], catalog: Catalog
+) -> None:
+    code = "# ahead\n" + _code(catalog, "speculative-decoding-resample")
+    first = api.post(f"{RESAMPLE}/submissions", json={"code": code, "mode": "submit"}).json()
+    assert first["verdict"] == "accepted"
+    jobs = recorded[1].jobs
+    deadline = time.monotonic() + 10
+    while sum(job.trusted for job in jobs) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)  # started on the server's loop once the first Submit was answered
+    inline, ahead = [job for job in jobs if job.trusted][:2]
+    assert list(inline.cases) == [t["input"] for t in first["tests"] if t["group"] == "random"]
+    handed = len(jobs)
+    second = api.post(f"{RESAMPLE}/submissions", json={"code": code, "mode": "submit"}).json()
+    assert second["verdict"] == "accepted" and second["seed"] != first["seed"]
+    random = [t for t in second["tests"] if t["group"] == "random"]
+    # Its random cases are those the reference ran on ahead, in a child of its own, as trusted
+    # code with its trace; none of its own jobs before the learner's was a reference's.
+    assert [t["input"] for t in random] == list(ahead.cases) and len(random) == 20
+    assert ahead.code == _code(catalog, "speculative-decoding-resample") and ahead.trace
+    own = jobs[handed:]
+    learner_at = next(i for i, job in enumerate(own) if not job.driver)
+    assert own[learner_at].code == code and not any(job.trusted for job in own[:learner_at])
+    assert all(t["status"] == "pass" and t["expected"] is not None for t in random)
 
 
 def test_run_is_the_default_and_grades_the_examples_only(
