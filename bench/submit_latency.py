@@ -5,8 +5,9 @@ through an in-process judge whose grades run on one long-lived event loop (as th
 Each Submit's jobs are recorded on their way to the pool (learner, reference, distribution
 check): when each was handed over and answered, its CPU and whether the zygote demoted it.
 What is left of a Submit's time is the host's: drawing the random cases and building the jobs
-before the first hand-over, building the report after the last answer. Prints numbers; asserts
-nothing.
+before the first hand-over, building the report after the last answer. The reference's job on a
+Submit's random cases starts once the previous Submit is answered: it is shown apart ("ahead"),
+and its CPU counts in the Submit that uses it. Prints numbers; asserts nothing.
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ class JobTiming:
 class GradeTiming:
     started: float = field(default_factory=time.perf_counter)
     jobs: list[JobTiming] = field(default_factory=list)
+    # Jobs handed over between grades (the reference on the next Submit's random cases, started
+    # once the previous Submit was answered): their CPU is this grade's; times from their own
+    # hand-over, and ``answered_ms`` says whether they were done before this grade began (<= 0).
+    ahead: list[JobTiming] = field(default_factory=list)
 
     def since(self) -> float:
         return (time.perf_counter() - self.started) * 1000
@@ -72,6 +77,7 @@ class RecordingPool:
         self._lock = threading.Lock()
         self.current: GradeTiming | None = None
         self.exercise: Exercise | None = None
+        self.between = GradeTiming()  # jobs handed over while no grade runs, for the next one
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._pool, name)
@@ -82,8 +88,10 @@ class RecordingPool:
     def submit_all(self, jobs: list[Job]) -> list[Future[RunResult]]:
         grade, exercise = self.current, self.exercise
         futures = self._pool.submit_all(jobs)
-        if grade is None or exercise is None:
+        if exercise is None:
             return futures
+        if grade is None:
+            grade = self.between
         for job, future in zip(jobs, futures, strict=True):
             self._note(grade, exercise, job, future)
         return futures
@@ -139,6 +147,19 @@ def _breakdown(grades: list[tuple[float, GradeTiming]]) -> dict[str, Any]:
                 "answered_at_ms": _median(answers),
                 "demoted_per_grade": round(demoted / len(grades), 2),
             }
+    ahead = [job for _, grade in grades for job in grade.ahead]
+    if ahead:
+        parts["ahead"] = {
+            "jobs_per_grade": round(len(ahead) / len(grades), 2),
+            "cpu_ms": _median([job.cpu_ms for job in ahead]),
+            "wall_ms": _median([job.wall_ms for job in ahead]),
+            # done before the Submit that uses it began (answered at or before its start)
+            "ready_share": round(
+                sum(job.answered_ms is not None and job.answered_ms <= 0 for job in ahead)
+                / len(ahead),
+                2,
+            ),
+        }
     before = [min(job.submitted_ms for job in g.jobs) for _, g in grades if g.jobs]
     submitted = [max(job.submitted_ms for job in g.jobs) for _, g in grades if g.jobs]
     after = [
@@ -153,13 +174,19 @@ def _breakdown(grades: list[tuple[float, GradeTiming]]) -> dict[str, Any]:
 
 
 def _children_cpu(grades: list[tuple[float, GradeTiming]]) -> float:
-    return _median([sum(job.cpu_ms for job in grade.jobs) for _, grade in grades])
+    return _median([sum(job.cpu_ms for job in grade.jobs + grade.ahead) for _, grade in grades])
 
 
 async def _grade(
     judge: Judge, recording: RecordingPool, exercise: Exercise, code: str, mode: Mode
 ) -> tuple[float, GradeTiming, bool]:
     timing = GradeTiming()
+    if mode is Mode.submit:  # what a Submit started for the next one is that one's work
+        between, recording.between = recording.between, GradeTiming()
+        timing.ahead = between.jobs
+        for job in between.jobs:  # from this grade's start: <= 0 means done before it began
+            shift = (timing.started - between.started) * 1000
+            job.answered_ms = None if job.answered_ms is None else job.answered_ms - shift
     recording.current, recording.exercise = timing, exercise
     try:
         report = await judge.grade_async(exercise, code, mode)
@@ -252,6 +279,14 @@ def _print(summary: dict[str, Any]) -> None:
                     f"  {kind:<11}{p['jobs']:>5}{p['cases']:>7}{p['wall_ms']:>9.1f}"
                     f"{p['cpu_ms']:>8.1f}{p['answered_at_ms']:>9.1f}{p['demoted_per_grade']:>9}"
                 )
+        if "ahead" in parts:
+            a = parts["ahead"]
+            print(
+                f"  ahead: {a['jobs_per_grade']} job per Submit started once the previous one "
+                f"was answered (the reference on its random cases): {a['cpu_ms']:.1f} ms CPU, "
+                f"{a['wall_ms']:.1f} wall, done before the Submit began {a['ready_share']:.0%} "
+                "of the time (its CPU is in the Submit's)"
+            )
         host = parts["host"]
         print(
             f"  host: {host['before_first_job_ms']:.1f} ms before the first job (random cases, "
