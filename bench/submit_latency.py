@@ -151,6 +151,7 @@ def _breakdown(grades: list[tuple[float, GradeTiming]]) -> dict[str, Any]:
     if ahead:
         parts["ahead"] = {
             "jobs_per_grade": round(len(ahead) / len(grades), 2),
+            "cases": _median([job.cases for job in ahead]),
             "cpu_ms": _median([job.cpu_ms for job in ahead]),
             "wall_ms": _median([job.wall_ms for job in ahead]),
             # done before the Submit that uses it began (answered at or before its start)
