@@ -29,11 +29,19 @@ from sandbox.policy import (
     Policy,
     compile_learner,
 )
-from sandbox.protocol import READ_CHUNK, FrameReader, Job, Outcome, RandomMode, encode, split_body
+from sandbox.protocol import (
+    DRIVER_FILENAME,
+    READ_CHUNK,
+    TRACE_FILENAME,
+    FrameReader,
+    Job,
+    Outcome,
+    RandomMode,
+    encode,
+    split_body,
+)
 
 LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)
-TRACE_FILENAME = "trace.py"
-DRIVER_FILENAME = "driver.py"
 # The legacy global state is set to this before each call, so a solution that forgets to seed
 # fails every time rather than by the luck of case order.
 FOREIGN_SEED = 20_240_917
@@ -187,12 +195,15 @@ def run_job(
     policy: Policy,
     first_case: int,
     helpers_code: Any = None,
+    trusted_code: Mapping[str, Any] | None = None,
 ) -> None:
     """Compile the learner's code, then run cases first_case.. in order, reporting each.
 
     ``helpers_code`` is the exercise's helpers as the zygote compiled them (trusted, the same
-    for every learner); None compiles them here.
+    for every learner); None compiles them here. ``trusted_code`` holds the job's driver and
+    trace as the zygote compiled them, by file name; those missing are compiled here.
     """
+    compiled = trusted_code or {}
     parameters = job.parameters
     output_cap = job.limits.output_bytes
     sys.setrecursionlimit(400)
@@ -204,8 +215,10 @@ def run_job(
             if job.trusted or helpers_code is None:  # the zygote's copy is the policy's
                 helpers_code = _compiled(job.helpers, HELPERS_FILENAME, job.trusted)
             exec(helpers_code, globals_)
-        trace = _trusted_function(job.trace, TRACE_FILENAME, "trace")
-        drive = _trusted_function(job.driver, DRIVER_FILENAME, "drive")
+        trace = _trusted_function(job.trace, TRACE_FILENAME, "trace", compiled.get(TRACE_FILENAME))
+        drive = _trusted_function(
+            job.driver, DRIVER_FILENAME, "drive", compiled.get(DRIVER_FILENAME)
+        )
         _source_lines(job.code, LEARNER_FILENAME)
         code = _compiled(job.code, LEARNER_FILENAME, job.trusted)
     except CompileFailure as failure:
@@ -332,8 +345,9 @@ def _trusted_namespace(name: str = "solution") -> dict[str, Any]:
     return {"__builtins__": builtins, "__name__": name, "print": _dropped}
 
 
-def _trusted_function(source: str, filename: str, name: str) -> Any:
-    """Compile an exercise's trusted trace or driver source in a namespace of its own.
+def _trusted_function(source: str, filename: str, name: str, code: Any = None) -> Any:
+    """Run an exercise's trusted trace or driver source in a namespace of its own (``code``:
+    compiled by the zygote from this very source, else compiled here).
 
     Its own namespace, so nothing the learner's module rebinds (``np``, ``sample``) reaches it.
     Plain Python, not the learner policy: it is the judge's code, and a driver calls the step
@@ -344,7 +358,7 @@ def _trusted_function(source: str, filename: str, name: str) -> Any:
         return None
     namespace = _trusted_namespace(filename)
     _source_lines(source, filename)
-    exec(compile(source, filename, "exec"), namespace)
+    exec(compile(source, filename, "exec") if code is None else code, namespace)
     return namespace[name]
 
 

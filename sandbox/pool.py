@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,8 @@ class _Pending:
     record: JobRecord
     body: bytes
     helpers_key: str | None = None
+    # The job's trusted driver and trace, by key: the zygote compiles each once (plain Python).
+    trusted_keys: dict[str, str] = field(default_factory=dict)
     demoted: bool = False  # the zygote parked it in the slow lane: no fast slot held
 
 
@@ -122,6 +124,18 @@ class SandboxUnavailable(RuntimeError):
 # (zygote_environment): -s no user site, -P no current directory on sys.path. The environment
 # must reach the interpreter for PYTHONMALLOC (MEMORY_ALLOCATOR).
 INTERPRETER_FLAGS = ("-s", "-P")
+
+
+def trusted_sources(job: Job) -> dict[str, str]:
+    """The job's trusted sources the zygote may compile ahead, by the file name they run as."""
+    sources = {protocol.DRIVER_FILENAME: job.driver, protocol.TRACE_FILENAME: job.trace}
+    return {filename: source for filename, source in sources.items() if source}
+
+
+def trusted_key(filename: str, source: str) -> str:
+    """The key a trusted source's compiled code is known by (its file name and its text)."""
+    text = f"{filename}\0{source}".encode("utf-8", "surrogatepass")
+    return "trusted:" + hashlib.sha256(text).hexdigest()
 
 
 def zygote_command(workers: int, slow_lane: int) -> list[str]:
@@ -319,14 +333,19 @@ class Pool:
                 self._restarts += 1
                 self._start()
             ids: list[int] = []
+            job_sources: dict[int, dict[str, str]] = {}
             try:
-                for pending, helpers in prepared:
+                for (pending, helpers), job in zip(prepared, jobs, strict=True):
                     job_id = next(self._ids)
+                    job_sources[job_id] = trusted_sources(job)
                     self._pending[job_id] = pending
                     ids.append(job_id)
                     key = pending.helpers_key
                     if key is not None and key not in self._helpers_sent:
                         self._send_helpers(key, helpers)
+                    for filename, key in pending.trusted_keys.items():
+                        if key not in self._helpers_sent:
+                            self._send_trusted(key, filename, job_sources[job_id][filename])
                     self._send_run(job_id, pending, 0)
             except SandboxUnavailable:
                 for job_id in ids:
@@ -347,13 +366,25 @@ class Pool:
             else None
         )
         record = JobRecord(total=len(job.cases), limits=job.limits)
-        return _Pending(Future(), record, body, helpers_key), job.helpers
+        trusted = {
+            filename: trusted_key(filename, source)
+            for filename, source in trusted_sources(job).items()
+        }
+        return _Pending(Future(), record, body, helpers_key, trusted), job.helpers
 
     def _send_helpers(self, key: str, helpers: str) -> None:
         """Have the zygote compile an exercise's helpers (trusted code) for every later child:
         each submission then compiles only its own source (caller holds the lock)."""
         body = helpers.encode("utf-8", "surrogatepass")
         self._write(protocol.encode_with_body({"op": "helpers", "key": key}, body))
+        self._helpers_sent.add(key)
+
+    def _send_trusted(self, key: str, filename: str, source: str) -> None:
+        """Have the zygote compile a trusted driver or trace (plain Python, the same for every
+        learner) once, for every later child (caller holds the lock)."""
+        body = source.encode("utf-8", "surrogatepass")
+        header = {"op": "trusted", "key": key, "filename": filename}
+        self._write(protocol.encode_with_body(header, body))
         self._helpers_sent.add(key)
 
     def _send_run(self, job_id: int, pending: _Pending, first_case: int) -> None:
@@ -364,6 +395,7 @@ class Pool:
             "first_case": first_case,
             "cases": pending.record.total,
             "helpers_key": pending.helpers_key,
+            "trusted_keys": pending.trusted_keys,
             "limits": asdict(pending.record.limits),
             # What the job's earlier children used of its one budget, and where it runs now.
             "spent_cpu_ms": pending.record.spent_cpu_ms,

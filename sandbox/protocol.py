@@ -18,6 +18,9 @@ from typing import Any
 
 from sandbox.limits import Limits
 
+# The file names the exercise's trusted driver and trace run as (tracebacks, compiled code).
+DRIVER_FILENAME = "driver.py"
+TRACE_FILENAME = "trace.py"
 HEADER = struct.Struct(">I")
 MAX_FRAME = 8 * 1024 * 1024
 # How much one os.read() of a pipe asks for. A 1 MiB request makes the allocator map and unmap

@@ -38,6 +38,7 @@ from sandbox.confine import Confinement, default_read_paths
 from sandbox.limits import Limits
 from sandbox.mailbox import Mailbox
 from sandbox.policy import HELPERS_FILENAME, Policy, compile_learner
+from sandbox.protocol import DRIVER_FILENAME, TRACE_FILENAME
 from sandbox.warmup import warm_up
 
 HELPERS_ENTRIES = 32  # exercises whose helpers the zygote keeps compiled
@@ -118,6 +119,8 @@ class Zygote:
         # Exercises' helpers, compiled once: trusted code, the same for every learner. No
         # learner's code is ever kept here: every later child is forked from this memory.
         self.helpers: OrderedDict[str, Any] = OrderedDict()
+        # Their distribution drivers and traces too (plain Python), by key: file name and text.
+        self.trusted: OrderedDict[str, Any] = OrderedDict()
         self.dying: set[int] = set()
         self.stopping = False
         self.layers = dict(self.confinement.available(), policy=True)
@@ -153,6 +156,8 @@ class Zygote:
                     self.queue.append((header, body))
             elif op == "helpers":
                 self.remember_helpers(str(header.get("key")), body)
+            elif op == "trusted":
+                self.remember_trusted(str(header.get("key")), header.get("filename"), body)
             elif op == "stop":
                 self.stopping = True
         self.dispatch()
@@ -187,6 +192,17 @@ class Zygote:
             return
         while len(self.helpers) > HELPERS_ENTRIES:
             self.helpers.popitem(last=False)
+
+    def remember_trusted(self, key: str, filename: Any, body: bytes) -> None:
+        """Compile an exercise's driver or trace (the host's own code) once, as plain Python."""
+        if filename not in (DRIVER_FILENAME, TRACE_FILENAME):
+            return
+        try:
+            self.trusted[key] = compile(body.decode("utf-8"), filename, "exec")
+        except Exception:  # noqa: BLE001 - a child then compiles it itself, and reports
+            return
+        while len(self.trusted) > 2 * HELPERS_ENTRIES:
+            self.trusted.popitem(last=False)
 
     # -- children -----------------------------------------------------------------------
 
@@ -253,7 +269,11 @@ class Zygote:
         first_case = int(header["first_case"])
         spent_cpu = float(header.get("spent_cpu_ms", 0.0)) / 1000
         spent_wall = float(header.get("spent_wall_ms", 0.0)) / 1000
-        routing = {"first_case": first_case, "helpers_key": header.get("helpers_key")}
+        routing = {
+            "first_case": first_case,
+            "helpers_key": header.get("helpers_key"),
+            "trusted_keys": header.get("trusted_keys"),
+        }
         assignment = protocol.encode_with_body(routing, body)
         try:
             view = memoryview(assignment)
@@ -299,7 +319,13 @@ class Zygote:
             header, job = receive_assignment(job_fd)
             os.close(job_fd)
             helpers = self.helpers.get(str(header.get("helpers_key")))
-            run_job(job, mailbox, self.policy, header["first_case"], helpers)
+            keys = header.get("trusted_keys")
+            trusted = {
+                filename: self.trusted[key]
+                for filename, key in (keys.items() if isinstance(keys, dict) else ())
+                if key in self.trusted
+            }
+            run_job(job, mailbox, self.policy, header["first_case"], helpers, trusted)
             # Say so, and close the exit pipe now: tearing down this address space takes
             # milliseconds, and nobody needs to wait for it.
             mailbox.mark_done()

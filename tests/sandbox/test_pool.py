@@ -245,6 +245,47 @@ def test_other_helpers_are_not_confused_with_cached_ones(pool: Pool) -> None:
     assert [case.value for case in result.cases] == [{"t": "int", "v": 3}, {"t": "int", "v": 6}]
 
 
+DRIVER = "def drive(step, Generator, x):\n    return [step(x + k) for k in range(3)]\n"
+
+
+def driven_job(code: str, driver: str = DRIVER) -> Job:
+    return Job(
+        code=code,
+        entry_point="f",
+        cases=({"x": 1},),
+        parameters={"x": "value"},
+        limits=FAST,
+        driver=driver,
+    )
+
+
+def test_a_driver_is_compiled_once_by_the_zygote_and_runs_as_its_own_file(pool: Pool) -> None:
+    # Trusted code the same for every learner (an exercise's driver or trace): the pool has the
+    # zygote compile it once, and every later child runs that code, as if it compiled it itself.
+    sent: list[bytes] = []
+    writer = pool._writer
+    assert writer is not None
+    put = writer.put
+    writer.put = lambda frame: (sent.append(frame), put(frame))[1]  # type: ignore[method-assign]
+    for serial in range(3):
+        result = pool.run(driven_job(f"def f(x):\n    return x * {serial + 2}\n"), timeout=30)
+        values = [item["v"] for item in result.cases[0].value["v"]]
+        assert values == [(1 + k) * (serial + 2) for k in range(3)]
+    compiled = [frame for frame in sent if b'"op":"trusted"' in frame]
+    assert len(compiled) == 1 and b'"filename":"driver.py"' in compiled[0]
+    # Another driver is another key: compiled too, never mistaken for the first.
+    other = DRIVER.replace("range(3)", "range(2)")
+    result = pool.run(driven_job("def f(x):\n    return x\n", other), timeout=30)
+    assert [item["v"] for item in result.cases[0].value["v"]] == [1, 2]
+    assert len([frame for frame in sent if b'"op":"trusted"' in frame]) == 2
+    # What the compiled driver raises is the case's outcome, as when the child compiles it.
+    dividing = "def drive(step, Generator, x):\n    return step(x) / 0\n"
+    failing = pool.run(driven_job("def f(x):\n    return 1\n", dividing), timeout=30)
+    error = failing.cases[0].error
+    assert failing.cases[0].outcome == "raised" and error is not None
+    assert error.type == "ZeroDivisionError"
+
+
 def test_one_job_shares_one_reply_budget_across_its_children(pool: Pool) -> None:
     # Red team: each case's result near a quarter of the reply cap, forty cases. A child whose
     # mailbox overflows ends there; the job must not go on filling fresh children's mailboxes.
