@@ -67,6 +67,7 @@ class _Pending:
     demoted: bool = False  # the zygote parked it in the slow lane: no fast slot held
 
 
+ENCODED_CASES = 1024  # case inputs the pool keeps encoded (the oldest go first)
 PIPE_BYTES = 1 << 20
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
@@ -188,6 +189,11 @@ class Pool:
         self._lock = threading.Lock()
         self._pending: dict[int, _Pending] = {}
         self._helpers_sent: set[str] = set()  # by the running zygote; a new one starts empty
+        # Case inputs as JSON, by the case object (held, so its id stays its own): the stored
+        # cases of every Run and Submit, and a Submit's random cases, which the reference's job
+        # started ahead encoded already. A case is never changed once handed over (Job).
+        self._encoded: dict[int, tuple[Any, str]] = {}
+        self._encoding = threading.Lock()
         self._ids = itertools.count(1)
         self._process: subprocess.Popen[bytes] | None = None
         self._reader: threading.Thread | None = None
@@ -313,8 +319,10 @@ class Pool:
     def submit_all(self, jobs: list[Job]) -> list[Future[RunResult]]:
         """Queue jobs that belong together (a Submit's learner, reference and check jobs): all
         of them or, raising PoolSaturated, none, so a refusal never leaves one running alone."""
-        encoded: dict[int, tuple[Any, str]] = {}  # case inputs the jobs share, encoded once
-        prepared = [self._prepare(job, encoded) for job in jobs]
+        with self._encoding:  # case inputs other jobs shared, encoded once
+            prepared = [self._prepare(job, self._encoded) for job in jobs]
+            while len(self._encoded) > ENCODED_CASES:
+                self._encoded.pop(next(iter(self._encoded)))
         with self._lock:
             if self._closed:
                 raise SandboxUnavailable("the sandbox pool is closed")

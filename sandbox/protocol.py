@@ -175,17 +175,18 @@ class Job:
     def body(self, encoded: dict[int, tuple[Mapping[str, Any], str]] | None = None) -> bytes:
         """``document()`` as the JSON the child reads, each case encoded once per ``encoded``.
 
-        Jobs handed over together share case inputs (a Submit's learner and reference jobs
-        both carry its random cases): ``encoded`` maps a case object (kept alive beside its
-        text) to its JSON, so the same object is not encoded twice. The bytes are those of one
-        ``json.dumps`` of the document, with "cases" first.
+        Jobs share case inputs (every Run its examples, a Submit's learner and reference jobs
+        its random cases): ``encoded`` maps a case object (kept alive beside its text) to its
+        JSON, so the same object is not encoded twice; a case is therefore never changed once
+        it is in a job. The bytes are those of one ``json.dumps`` of the document, "cases" first.
         """
         memo: dict[int, tuple[Mapping[str, Any], str]] = {} if encoded is None else encoded
         parts = []
         for case in self.cases:
-            known = memo.get(id(case))
+            known = memo.pop(id(case), None)  # put back last: the memo's oldest go first
             if known is None or known[0] is not case:
-                known = memo[id(case)] = (case, json.dumps(dict(case), separators=(",", ":")))
+                known = (case, json.dumps(dict(case), separators=(",", ":")))
+            memo[id(case)] = known
             parts.append(known[1])
         document = self.document()
         del document["cases"]
