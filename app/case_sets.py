@@ -47,8 +47,8 @@ class FreshCases:
     """A fresh seed and its random cases, drawn one Submit ahead for each exercise.
 
     Drawing them takes a Submit one to two milliseconds before its first job can start, and
-    the reference's job on them a fifth of its sandbox time; both done ahead, once the previous
-    Submit is answered, are off the next one's path. Each set is handed out once, so every
+    the reference's job on them a fifth of its sandbox time; both done ahead, as the previous
+    Submit ends, are off the next one's path. Each set is handed out once, so every
     Submit still gets cases of its own; thread-safe.
     """
 

@@ -21,6 +21,7 @@ from app.reports import build_report, limits_text, with_check_rows
 from app.schemas import CaseResult, Mode, Report, Status
 from sandbox import (
     Job,
+    Outcome,
     Pool,
     PoolSaturated,
     RunResult,
@@ -136,8 +137,10 @@ class Judge:
         _check_size(exercise, code)
         # Admitted together, all or none, so the reference and the distribution check run
         # beside the learner's job, not after it, and a 503 leaves none of them running.
-        if replayed is not None or (ahead is not None and _failed(ahead)):
-            ahead = None  # replayed cases need a run of their own; a failed one runs again
+        if replayed is not None or (ahead is not None and not _finished_cleanly(ahead)):
+            # Replayed cases need a run of their own; one started ahead is used only once it
+            # has answered every case (in the background it may be waiting for an idle core).
+            ahead = None
         jobs = [exercise.job(code, inputs)]
         if drawn and ahead is None:
             jobs.append(exercise.reference_job(drawn))
@@ -168,8 +171,9 @@ class Judge:
             report = with_check_rows(report, rows, checked)
         if drawn:
             # The next Submit's cases and the reference's job on them, started once this one is
-            # answered: at light load the cores are idle then, and the next Submit has one job
-            # fewer to wait for (the cases and their expected outputs are the same either way).
+            # answered, in the background (idle cores only: a grade that comes meanwhile runs
+            # as if it were not there). The next Submit then has one job fewer to wait for; the
+            # cases and their expected outputs are the same whenever the reference runs.
             asyncio.get_running_loop().call_soon(self._restock, exercise)
         return report
 
@@ -178,8 +182,8 @@ class Judge:
 
         def reference(inputs: list[dict[str, Any]]) -> Future[RunResult] | None:
             try:
-                return self.reference(exercise, inputs)
-            except (Saturated, SandboxDown):
+                return self.pool.submit_all([exercise.reference_job(inputs)], background=True)[0]
+            except (PoolSaturated, SandboxUnavailable):
                 return None  # busy: that Submit runs the reference itself
 
         self.fresh_cases.restock(exercise, reference)
@@ -273,9 +277,19 @@ class Judge:
         self.pool.close()
 
 
-def _failed(future: Future[RunResult]) -> bool:
-    """Whether a job started ahead has already failed (the sandbox restarted since)."""
-    return future.done() and (future.cancelled() or future.exception() is not None)
+# How a case of the reference's job started ahead may end for its result to stand: a timeout or
+# a crash there says more of the machine's load (it ran at the lowest priority) than of the case.
+ANSWERED = frozenset(
+    {Outcome.returned, Outcome.raised, Outcome.exhausted, Outcome.bad_input, Outcome.memory}
+)
+
+
+def _finished_cleanly(future: Future[RunResult]) -> bool:
+    """Whether a reference job started ahead has answered, so that its result stands."""
+    if not future.done() or future.cancelled() or future.exception() is not None:
+        return False
+    result = future.result()
+    return result.setup is None and all(case.outcome in ANSWERED for case in result.cases)
 
 
 def _check_size(exercise: Exercise, code: str) -> None:

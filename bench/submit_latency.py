@@ -6,8 +6,9 @@ Each Submit's jobs are recorded on their way to the pool (learner, reference, di
 check): when each was handed over and answered, its CPU and whether the zygote demoted it.
 What is left of a Submit's time is the host's: drawing the random cases and building the jobs
 before the first hand-over, building the report after the last answer. The reference's job on a
-Submit's random cases starts once the previous Submit is answered: it is shown apart ("ahead"),
-and its CPU counts in the Submit that uses it. Prints numbers; asserts nothing.
+Submit's random cases starts in the background once the previous Submit is answered: it is
+shown apart ("ahead"), and its CPU counts in the Submit that uses it. Prints numbers; asserts
+nothing.
 """
 
 from __future__ import annotations
@@ -51,9 +52,10 @@ class JobTiming:
 class GradeTiming:
     started: float = field(default_factory=time.perf_counter)
     jobs: list[JobTiming] = field(default_factory=list)
-    # Jobs handed over between grades (the reference on the next Submit's random cases, started
-    # once the previous Submit was answered): their CPU is this grade's; times from their own
-    # hand-over, and ``answered_ms`` says whether they were done before this grade began (<= 0).
+    # Jobs handed over for this grade before it began (the reference on its random cases,
+    # started in the background once the previous Submit was answered): their CPU is this
+    # grade's; times from their own hand-over, and ``answered_ms`` says whether they were done
+    # before this grade began.
     ahead: list[JobTiming] = field(default_factory=list)
 
     def since(self) -> float:
@@ -85,12 +87,13 @@ class RecordingPool:
     def submit(self, job: Job) -> Future[RunResult]:
         return self.submit_all([job])[0]
 
-    def submit_all(self, jobs: list[Job]) -> list[Future[RunResult]]:
+    def submit_all(self, jobs: list[Job], background: bool = False) -> list[Future[RunResult]]:
         grade, exercise = self.current, self.exercise
-        futures = self._pool.submit_all(jobs)
+        futures = self._pool.submit_all(jobs, background)
         if exercise is None:
             return futures
-        if grade is None:
+        # Work done ahead (the reference on the next Submit's cases): that Submit's.
+        if grade is None or background:
             grade = self.between
         for job, future in zip(jobs, futures, strict=True):
             self._note(grade, exercise, job, future)
@@ -283,8 +286,8 @@ def _print(summary: dict[str, Any]) -> None:
         if "ahead" in parts:
             a = parts["ahead"]
             print(
-                f"  ahead: {a['jobs_per_grade']} job per Submit started once the previous one "
-                f"was answered (the reference on its random cases): {a['cpu_ms']:.1f} ms CPU, "
+                f"  ahead: {a['jobs_per_grade']} job per Submit started by the previous one "
+                f"(the reference on its random cases): {a['cpu_ms']:.1f} ms CPU, "
                 f"{a['wall_ms']:.1f} wall, done before the Submit began {a['ready_share']:.0%} "
                 "of the time (its CPU is in the Submit's)"
             )

@@ -316,11 +316,16 @@ class Pool:
         """Queue one submission; returns at once. Raises PoolSaturated when full."""
         return self.submit_all([job])[0]
 
-    def submit_all(self, jobs: list[Job]) -> list[Future[RunResult]]:
+    def submit_all(self, jobs: list[Job], background: bool = False) -> list[Future[RunResult]]:
         """Queue jobs that belong together (a Submit's learner, reference and check jobs): all
-        of them or, raising PoolSaturated, none, so a refusal never leaves one running alone."""
+        of them or, raising PoolSaturated, none, so a refusal never leaves one running alone.
+
+        ``background`` jobs (work done ahead, which no one waits for yet) start in the slow
+        lane, at the lowest CPU priority: they use idle cores only, never a grade's."""
         with self._encoding:  # case inputs other jobs shared, encoded once
             prepared = [self._prepare(job, self._encoded) for job in jobs]
+        for pending, _ in prepared:
+            pending.demoted = pending.record.demoted = background
             while len(self._encoded) > ENCODED_CASES:
                 self._encoded.pop(next(iter(self._encoded)))
         with self._lock:

@@ -27,8 +27,8 @@ def test_the_bench_times_run_and_submit_and_names_each_job(capsys) -> None:
         stored = len(exercise.cases) + len(exercise.extra_cases)
         assert parts["learner"]["jobs"] == 1
         assert parts["learner"]["cases"] == stored + exercise.random_cases
-        # The reference on the random cases: a job of each Submit, or one started ahead, once
-        # the previous Submit was answered (after the warm-up, every time), never both.
+        # The reference on the random cases: a job of each Submit, or one started ahead by the
+        # previous Submit (after the warm-up, every time), never both.
         assert ("reference" in parts) != ("ahead" in parts)
         if "reference" in parts:
             assert parts["reference"]["jobs"] == 1
