@@ -12,7 +12,8 @@ from asgi_client import InProcessClient
 
 from app.catalog import EXERCISES_DIR, Catalog
 from app.judge import Judge
-from sandbox import Job, RunResult
+from app.schemas import Mode
+from sandbox import CaseRun, Job, Outcome, RunResult, SandboxUnavailable
 from tests.inputs import RESAMPLE_INPUT, VERIFY_INPUT, refused_detail
 
 VERIFY = "/api/exercises/speculative-decoding-verify"
@@ -131,6 +132,28 @@ def test_the_next_submits_reference_runs_ahead_as_a_job_of_its_own(
     learner_at = next(i for i, job in enumerate(own) if not job.driver)
     assert own[learner_at].code == code and not any(job.trusted for job in own[:learner_at])
     assert all(t["status"] == "pass" and t["expected"] is not None for t in random)
+
+
+@pytest.mark.parametrize("state", ["still running", "timed out", "failed"])
+def test_a_reference_started_ahead_stands_only_if_it_answered(
+    recorded: tuple[Judge, RecordingPool], catalog: Catalog, state: str
+) -> None:
+    # In the background it may still wait for an idle core, or have been stopped by its
+    # backstop on a busy machine: the Submit then runs the reference itself, beside its jobs.
+    judge, pool = recorded
+    exercise = catalog.get("speculative-decoding-resample")
+    assert exercise is not None
+    stale: Future[RunResult] = Future()
+    if state == "timed out":
+        stale.set_result(RunResult(cases=[CaseRun(outcome=Outcome.timeout)] * 20))
+    elif state == "failed":
+        stale.set_exception(SandboxUnavailable("the sandbox stopped while grading"))
+    judge.fresh_cases.restock(exercise, lambda inputs: stale)
+    report = judge.grade(exercise, "# mine\n" + exercise.solution_code, Mode.submit)
+    assert report.verdict == "accepted" and report.passed == report.total
+    references = [job for job in pool.jobs if job.trusted]
+    random = [test.input for test in report.tests if test.group == "random"]
+    assert len(random) == 20 and list(references[0].cases) == random
 
 
 def test_run_is_the_default_and_grades_the_examples_only(
