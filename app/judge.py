@@ -181,10 +181,15 @@ class Judge:
         """Draw the next Submit's random cases and start the reference on them."""
 
         def reference(inputs: list[dict[str, Any]]) -> Future[RunResult] | None:
+            # Only into an idle pool: under load no core would be idle for it, and it would
+            # wait in the slow lane, which is the long-running learners' (that Submit then
+            # runs the reference beside its jobs, as it does when this one is not done).
+            if any(lane["in_use"] for lane in self.pool.lanes().values()):
+                return None
             try:
                 return self.pool.submit_all([exercise.reference_job(inputs)], background=True)[0]
             except (PoolSaturated, SandboxUnavailable):
-                return None  # busy: that Submit runs the reference itself
+                return None
 
         self.fresh_cases.restock(exercise, reference)
 

@@ -27,14 +27,15 @@ def test_the_bench_times_run_and_submit_and_names_each_job(capsys) -> None:
         stored = len(exercise.cases) + len(exercise.extra_cases)
         assert parts["learner"]["jobs"] == 1
         assert parts["learner"]["cases"] == stored + exercise.random_cases
-        # The reference on the random cases: a job of each Submit, or one started ahead by the
-        # previous Submit (after the warm-up, every time), never both.
-        assert ("reference" in parts) != ("ahead" in parts)
+        # The reference on the random cases: one job of the Submit's own, or one started ahead
+        # (in the background, once the previous Submit was answered: when it has not answered
+        # by the time the Submit comes, the Submit runs one of its own too).
+        assert "reference" in parts or "ahead" in parts
         if "reference" in parts:
             assert parts["reference"]["jobs"] == 1
             assert parts["reference"]["cases"] == exercise.random_cases
-        else:
-            assert parts["ahead"]["jobs_per_grade"] == 1
+        if "ahead" in parts:
+            assert 0 < parts["ahead"]["jobs_per_grade"] <= 1
             assert parts["ahead"]["cases"] == exercise.random_cases
         pairs = exercise.distribution.pairs if exercise.distribution else ()
         chunks = sum(-(-pair.trials // CHUNK_TRIALS) for pair in pairs)
