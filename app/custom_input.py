@@ -162,7 +162,9 @@ def _empty(value: dict[str, Any], name: str, ndim: int | None) -> None:
 
 
 def _rows_problem(value: list[Any], name: str) -> str | None:
-    matrix = bool(value) and isinstance(value[0], list)
+    if not value:
+        return None  # no rows (q when the draft is empty), so no row to fault
+    matrix = isinstance(value[0], list)
     rows = value if matrix else [value]
     for index, row in enumerate(rows):
         if any(isinstance(x, list) for x in row):

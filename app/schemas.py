@@ -146,6 +146,7 @@ class Submission(BaseModel):
     )
     seed: int | None = Field(
         None,
+        strict=True,  # true and "5" are not seeds: pydantic's lax mode would take them as 1 and 5
         ge=0,
         lt=2**63,
         description="Submit only: replay the random cases of an earlier report's seed",

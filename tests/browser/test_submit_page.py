@@ -64,6 +64,26 @@ def test_ctrl_shift_enter_submits_from_the_editor(page: Any) -> None:
     assert p.locator("[data-testid=test-result][data-group=random]").count() == 20
 
 
+def test_submit_on_choose_gamma_grades_extra_and_random_cases(page: Any, server: Any) -> None:
+    exercise_id = "speculative-decoding-choose-gamma"
+    detail = server.api(f"/api/exercises/{exercise_id}")
+    p = open_exercise(page, exercise_id)
+    set_code(p, solution(exercise_id))
+    p.get_by_test_id("submit").click()
+    wait_for_report(p)
+    assert p.get_by_test_id("verdict").inner_text() == "Accepted"
+    rows = p.get_by_test_id("test-result")
+    assert rows.count() == 6 + detail["submit_cases"]
+    assert p.locator("[data-testid=test-result][data-group=random]").count() == 20
+    # the classic slip: a float gamma passes no case, and the row says why
+    set_code(p, solution(exercise_id).replace("return best_gamma,", "return float(best_gamma),"))
+    p.get_by_test_id("submit").click()
+    wait_for_report(p)
+    assert p.get_by_test_id("verdict").inner_text() != "Accepted"
+    failed = p.locator("[data-testid=test-result][data-status=fail]").first
+    assert "float" in failed.inner_text()
+
+
 @pytest.mark.parametrize(
     ("exercise_id", "fields", "expected"),
     [
@@ -75,6 +95,9 @@ def test_ctrl_shift_enter_submits_from_the_editor(page: Any) -> None:
             "[[10], 1]",
         ),
         ("speculative-decoding-resample", {"rng": "[0.5, 0.8, 0.1]"}, "[1, 2, 0]"),
+        # f(1) = (1 - 0.5**2) / (0.5 * 1.25) = 1.2 beats f(0) = 1 and f(2) = 1.1666...
+        ("speculative-decoding-choose-gamma",
+         {"alpha": "0.5", "c": "0.25", "max_gamma": "4"}, "[1, 1.2]"),
     ],
 )  # fmt: skip
 def test_custom_input_shows_the_learner_beside_the_reference(

@@ -30,6 +30,14 @@ pytestmark = [pytest.mark.container, pytest.mark.timeout(1800)]
 
 COMPOSE_FILE = ROOT / "deploy" / "compose.yaml"
 REPLICAS = ("judge1", "judge2")
+QUEUE_SIZE = 8
+# What one replica holds at once with JUDGE_WORKERS=1: its worker, its queue, its slow lane.
+HELD_PER_REPLICA = 1 + QUEUE_SIZE + 4
+LOOPING_VERIFY = (
+    "def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):\n"
+    "    while True:\n"
+    "        pass\n"
+)
 
 
 def find_compose() -> str:
@@ -102,6 +110,9 @@ def stack(podman: Podman, image: str) -> Iterator[Stack]:
         "JUDGE_DB_PASSWORD": secrets.token_urlsafe(18),
         "JUDGE_BIND": "127.0.0.1",
         "JUDGE_PORT": str(port),
+        # A short queue, so that a burst the test can afford fills both replicas: each then
+        # holds 1 running + 8 queued + 4 parked submissions (one worker, the default slow lane).
+        "JUDGE_QUEUE_SIZE": str(QUEUE_SIZE),
     }
     compose = [find_compose(), "--file", str(COMPOSE_FILE), "--project-name", project]
     base = subprocess.run(
@@ -201,6 +212,49 @@ def test_grades_from_both_replicas_land_in_one_history(
     rows = stack.wait_for_rows(before + total)
     assert rows == before + total, f"{rows - before} history rows for {total} grades"
     print(f"\nhistory: {total} grades, {dict(served)} per replica, {rows - before} rows")
+
+
+def test_a_burst_past_both_replicas_is_answered_200_or_503_with_retry_after(
+    stack: Stack, sources: list[tuple[str, str]]
+) -> None:
+    """Three times what both replicas hold, all at once, every one an infinite loop: the excess is
+    refused with 503 and Retry-After, by a replica or by the balancer once it has marked both
+    as failing, never 502 or 504; the held ones get their time_limit_exceeded reports; and the
+    stack grades again afterwards."""
+    burst = 3 * HELD_PER_REPLICA * len(REPLICAS)
+    answers: list[tuple[int, str | None, str]] = []
+    lock = threading.Lock()
+    url = f"{stack.url}/api/exercises/speculative-decoding-verify/submissions"
+
+    def one(n: int) -> None:
+        code = unique(LOOPING_VERIFY, 20_000 + n)
+        response = httpx.post(url, json={"code": code}, timeout=120)
+        verdict = response.json().get("verdict", "") if response.status_code == 200 else ""
+        with lock:
+            answers.append((response.status_code, response.headers.get("retry-after"), verdict))
+
+    with ThreadPoolExecutor(burst) as pool:
+        list(pool.map(one, range(burst)))
+    statuses = Counter(status for status, _, _ in answers)
+    print(f"\nburst of {burst} looping submissions: statuses {dict(statuses)}")
+    assert set(statuses) <= {200, 503}, f"a 5xx other than 503: {dict(statuses)}"
+    assert statuses[503] > 0, "the burst never filled the replicas"
+    assert all(after and after.isdigit() for status, after, _ in answers if status == 503)
+    assert {verdict for status, _, verdict in answers if status == 200} <= {"time_limit_exceeded"}
+    # Afterwards a learner who waits as told is graded again.
+    exercise_id, code = sources[0]
+    deadline = time.monotonic() + 30
+    while True:
+        response = httpx.post(
+            f"{stack.url}/api/exercises/{exercise_id}/submissions",
+            json={"code": unique(code, 30_000)},
+            timeout=60,
+        )
+        if response.status_code != 503 or time.monotonic() > deadline:
+            break
+        time.sleep(int(response.headers["retry-after"]))
+    assert response.status_code == 200, response.text
+    assert response.json()["verdict"] == "accepted"
 
 
 def test_stopping_a_replica_mid_run_loses_no_grade(

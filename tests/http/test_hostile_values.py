@@ -95,6 +95,18 @@ def test_a_row_with_a_negative_entry_names_the_entry_not_the_sum(api: InProcessC
     )
 
 
+def test_an_empty_draft_with_no_q_rows_is_graded_without_a_note_on_rows(
+    api: InProcessClient,
+) -> None:
+    # gamma = 0: q has no rows at all, written [] (or {"empty": [0, V]}); p has the bonus row.
+    given = {"p": [[0.25, 0.75]], "q": [], "draft": [], "rng": {"scripted": [0.5]}}
+    code = "def speculative_step(p, q, draft, rng):\n    return [int(rng.random() >= 0.25)]\n"
+    response = api.post(f"{RESAMPLE}/runs", json={"code": code, "input": given})
+    assert response.status_code == 200, response.text
+    (test,) = response.json()["tests"]
+    assert (test["status"], test["expected"], test["message"]) == ("pass", [1], None)
+
+
 SCALAR_INPUTS = [
     ({**GAMMA_INPUT, "max_gamma": 10**15}, "input.max_gamma: expected an integer from 0 to 1000"),
     ({**GAMMA_INPUT, "max_gamma": -1}, "input.max_gamma: expected an integer from 0 to 1000"),

@@ -129,6 +129,21 @@ def test_chunked_body_is_refused_without_reading_it_all(client: InProcessClient)
         (b'{"code": ["x"]}', "body.code: Input should be a valid string"),
         (b'{"code": "x", "language": "py"}', "body.language: Extra inputs are not permitted"),
         (b'["code"]', "body: Input should be an object"),
+        (b'{"code": "x", "mode": "grade"}', "body.mode: Input should be 'run' or 'submit'"),
+        # a seed is an integer as sent, not a boolean or a numeric string coerced into one
+        (
+            b'{"code": "x", "mode": "submit", "seed": true}',
+            "body.seed: Input should be a valid integer",
+        ),
+        (
+            b'{"code": "x", "mode": "submit", "seed": "5"}',
+            "body.seed: Input should be a valid integer",
+        ),
+        (
+            b'{"code": "x", "mode": "submit", "seed": 1.5}',
+            "body.seed: Input should be a valid integer",
+        ),
+        (b'{"code": "x", "mode": "submit", "seed": -1}', "body.seed: Input should be greater than"),
     ],
 )
 def test_malformed_body_is_422_with_readable_detail(
