@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from sandbox.policy import refusal
+from sandbox.policy.compiler import REFUSED_SPECIAL_METHODS
 from sandbox.policy.ndarray import array_new
 from sandbox.policy.numpy_access import from_numpy
 from sandbox.policy.refusal import PolicyError
@@ -40,6 +41,11 @@ class LearnerClasses:
 
     def build(self, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> type:
         """Build a learner class, refusing the bases and methods numpy would misuse."""
+        refused = sorted(REFUSED_SPECIAL_METHODS.keys() & namespace.keys())
+        if refused:
+            # The compiler refuses these in a class body; this holds for any other way a
+            # namespace could be made (rich comparisons, __hash__, __del__: see compiler).
+            raise PolicyError(refusal.special_method_refused(refused[0]))
         for base in bases:
             if not isinstance(base, type):
                 continue

@@ -13,21 +13,36 @@ from RestrictedPython.compile import compile_restricted_exec
 from RestrictedPython.transformer import ALLOWED_FUNC_NAMES, RestrictingNodeTransformer
 
 from sandbox.policy import refusal
+from sandbox.policy.attributes import BLOCKED_ATTRIBUTES
 from sandbox.policy.imports import import_refused, learner_modules
 
 LEARNER_FILENAME = "solution.py"
 HELPERS_FILENAME = "helpers.py"
 
 
+# Special methods a learner's class may never define, each with the reason it is told.
+# CPython 3.11 compares list items through borrowed pointers (list_richcompare): a comparison
+# that empties the list and answers NotImplemented has the reflected one called on a freed
+# object (gh-120298; red team, round 7), and sorts, searches and dict lookups run comparisons
+# in the middle of C code too. A finaliser runs whenever the last reference goes, inside
+# whatever C code dropped it. Without comparisons, a hash of one's own only breaks dicts.
+REFUSED_SPECIAL_METHODS = {
+    **dict.fromkeys(
+        "__eq__ __ne__ __lt__ __le__ __gt__ __ge__".split(), refusal.comparison_refused
+    ),
+    "__hash__": refusal.hash_method_refused,
+    "__del__": refusal.finalizer_refused,
+}
+
 # Special methods a learner's class may define, beyond RestrictedPython's own few (__init__,
-# comparisons, __contains__). Python calls them on the learner's own objects only, for
-# operators, len(), iteration, printing; none changes how attributes are looked up (no
-# __getattr__, __getattribute__, __setattr__), how classes are built (no __init_subclass__,
+# __contains__). Python calls them on the learner's own objects only, for operators, len(),
+# iteration, printing; none changes how attributes are looked up (no __getattr__,
+# __getattribute__, __setattr__), how classes are built (no __init_subclass__,
 # __class_getitem__, __set_name__) or what pickling or descriptors do.
-LEARNER_SPECIAL_METHODS = ALLOWED_FUNC_NAMES | frozenset(
+LEARNER_SPECIAL_METHODS = (ALLOWED_FUNC_NAMES - frozenset(REFUSED_SPECIAL_METHODS)) | frozenset(
     """
     __repr__ __str__ __format__ __len__ __iter__ __next__ __reversed__ __getitem__
-    __setitem__ __delitem__ __hash__ __bool__ __call__ __enter__ __exit__ __float__ __int__
+    __setitem__ __delitem__ __bool__ __call__ __enter__ __exit__ __float__ __int__
     __neg__ __pos__ __abs__ __add__ __radd__ __iadd__ __sub__ __rsub__ __isub__ __mul__
     __rmul__ __imul__ __truediv__ __rtruediv__ __itruediv__ __floordiv__ __rfloordiv__
     __mod__ __rmod__ __pow__ __rpow__ __matmul__ __rmatmul__
@@ -67,6 +82,9 @@ class LearnerTransformer(RestrictingNodeTransformer):
         return node
 
     def check_name(self, node: Any, name: str | None, allow_magic_methods: bool = False) -> None:
+        if allow_magic_methods and name in REFUSED_SPECIAL_METHODS:
+            self.error(node, REFUSED_SPECIAL_METHODS[name](name))
+            return
         if (
             allow_magic_methods
             and name in LEARNER_SPECIAL_METHODS
@@ -85,6 +103,11 @@ class LearnerTransformer(RestrictingNodeTransformer):
         return super().visit_Name(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> Any:
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and node.attr in BLOCKED_ATTRIBUTES:
+            # Refused to read on every object, so refused to write too: a C object's writable
+            # ``obj`` (functools' KeyWrapper) freed what its C code still pointed at (round 7).
+            self.error(node, refusal.attribute_refused(node.attr))
+            return node
         value = node.value
         if (
             node.attr == "__init__"

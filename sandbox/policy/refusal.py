@@ -97,6 +97,36 @@ def own_object_to_numpy(kind: str) -> str:
     )
 
 
+def comparison_refused(name: str) -> str:
+    return (
+        f"classes cannot define {name} in the judge: Python calls comparisons from inside its "
+        "own C code (comparing lists, sorting), where your method could free what that code "
+        "still points at; compare keys instead (sorted(items, key=lambda item: item.score), "
+        "a.score < b.score)"
+    )
+
+
+def hash_method_refused(name: str) -> str:
+    return (
+        f"classes cannot define {name} in the judge: their objects are compared by identity "
+        "(no __eq__), so a hash of your own could only break dicts and sets; use a tuple or a "
+        "number as the key"
+    )
+
+
+def finalizer_refused(name: str) -> str:
+    return (
+        f"classes cannot define {name} in the judge: a finaliser runs whenever the last "
+        "reference goes, in the middle of whatever C code dropped it; clean up explicitly, "
+        "with a method you call (or __enter__/__exit__)"
+    )
+
+
+def special_method_refused(name: str) -> str:
+    """A learner class's namespace holding a refused special method (however it got there)."""
+    return f"classes cannot define {name} in the judge"
+
+
 def decorated_special_method(name: str) -> str:
     return f"The special method {name} cannot be decorated in the judge."
 

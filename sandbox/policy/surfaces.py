@@ -149,14 +149,13 @@ def stdlib_surfaces() -> dict[str, Surface]:
         "itertools": public(itertools),
         # The real functools.wraps takes attribute names (assigned=, updated=) and reads and
         # writes them past the guard, e.g. updated=("__globals__",) swaps in real builtins.
+        # No cmp_to_key: its C key objects call the comparison with borrowed references, and a
+        # comparison that frees one (next(generator, key)) gave the real builtins (red team,
+        # round 7). No total_ordering: it writes comparisons into a class, which learner
+        # classes may not have (compiler.REFUSED_SPECIAL_METHODS).
         "functools": guarded(
             "functools",
-            {
-                **_pick(
-                    functools, "reduce partial lru_cache cache cmp_to_key total_ordering".split()
-                ),
-                "wraps": _wraps,
-            },
+            {**_pick(functools, "reduce partial lru_cache cache".split()), "wraps": _wraps},
         ),
         "collections": guarded(
             "collections",
