@@ -66,6 +66,20 @@ def object_array_operand(what: str) -> str:
     )
 
 
+def sequence_that_redefines_reading(what: str, kind: str) -> str:
+    return not_available(
+        f"{what} on a {kind}, whose class redefines how it is read",
+        "pass a plain list (list(x)) or a numpy array",
+    )
+
+
+def scalar_class_argument(what: str) -> str:
+    return not_available(
+        f"{what}() of anything but numbers, strings, numeric arrays or dtypes",
+        "convert your value first (float(x), int(x)), or pass a list of numbers",
+    )
+
+
 def object_array_of_own_subclass(what: str) -> str:
     return f"{what} made an array of Python objects of your own subclass"
 
@@ -127,8 +141,26 @@ def special_method_refused(name: str) -> str:
     return f"classes cannot define {name} in the judge"
 
 
+DTYPE_PROPERTY = (
+    "a class cannot make dtype a property in the judge: numpy reads an object's .dtype from "
+    "inside its own C code; store the value as a plain attribute"
+)
+DICT_GETITEM = (
+    "a subclass of dict cannot define __getitem__ in the judge: numpy reads dicts through it "
+    "from inside its own C code; keep a dict as an attribute instead"
+)
+
+
 def decorated_special_method(name: str) -> str:
     return f"The special method {name} cannot be decorated in the judge."
+
+
+def hash_refused(kind: str) -> str:
+    return (
+        f"hash() of a value of type {kind!r} is not available in the judge: its hash is its "
+        "memory address; "
+        "hash numbers, strings, or tuples of them"
+    )
 
 
 TYPE_WITH_THREE_ARGUMENTS = "type() with three arguments is not available; use a class statement"

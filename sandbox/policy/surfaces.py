@@ -31,6 +31,7 @@ from sandbox.policy.copying import deep_copy, shallow_copy
 from sandbox.policy.ndarray import NDARRAY
 from sandbox.policy.numpy_access import guard_surface, vectorize
 from sandbox.policy.refusal import MODULE_UNCHANGED, PolicyError, not_available
+from sandbox.policy.scalars import scalar_classes
 
 
 class Surface:
@@ -120,7 +121,9 @@ def numpy_surfaces() -> dict[str, Surface]:
         "vectorize": vectorize,
     }
     top = guard_surface({**_pick(np, NUMPY_NAMES), **initialised})
-    top.update(random=random, linalg=linalg, ndarray=NDARRAY)
+    # The scalar classes and np.dtype convert anything in C (object arrays, a learner object's
+    # __float__ or .dtype): stand-ins that take plain data (red team, round 7).
+    top.update(random=random, linalg=linalg, ndarray=NDARRAY, **scalar_classes())
     return {"numpy": Surface("numpy", top), "numpy.random": random, "numpy.linalg": linalg}
 
 

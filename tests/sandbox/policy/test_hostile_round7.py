@@ -7,6 +7,8 @@ addresses that hash() leaked (reproducers: the round's ``uaf_*``, ``objarray_wri
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from app.judge import Judge
@@ -213,3 +215,154 @@ def test_augmented_assignment_still_works_on_numbers_and_numeric_arrays(
     """
     report, _ = grade(hostile_judge, on_first_case(body))
     assert report.tests[0].output == "[1.0, 1.0] [3.0, 3.0] 4\n", report.tests[0].output
+
+
+# -- the same family through numpy's dtype conversion: learner code inside dtype's comparison --
+
+# np.dtype's comparison converts the other operand (reading its .dtype, or a dict through its
+# __getitem__), drops the error and answers NotImplemented: the list comparison above again.
+DTYPE_COMPARE_UAF = {
+    "a dtype property": """
+        class D:
+            @property
+            def dtype(self):
+                box["right"].clear()
+                raise ValueError
+    """,
+    "a dict's __getitem__": """
+        class D(dict):
+            def __getitem__(self, key):
+                box["right"].clear()
+                raise KeyError(key)
+    """,
+}
+
+
+@pytest.mark.parametrize("name", list(DTYPE_COMPARE_UAF))
+def test_dtype_comparison_never_runs_learner_code(hostile_judge: Judge, name: str) -> None:
+    body = (
+        "box = {}\n"
+        + textwrap.dedent(DTYPE_COMPARE_UAF[name]).strip("\n")
+        + '\nbox["right"] = [D()]\nreturn [[np.dtype("f8")] == box["right"]], 1'
+    )
+    report, _ = grade(hostile_judge, on_first_case(body))
+    assert_first_case_stopped(report, Verdict.runtime_error, "numpy reads")
+
+
+# -- the operand rule looks into every sequence learner code can build ---------------------
+
+OPERAND_CONTAINERS = {
+    "a list subclass": "class L(list):\n    pass\nkeys = L([a])",
+    "a namedtuple": "import collections\nkeys = collections.namedtuple('NT', 'key')(a)",
+    "a deque": "import collections\nkeys = collections.deque([a])",
+    "a tuple subclass": "class T(tuple):\n    pass\nkeys = T((a,))",
+}
+
+
+@pytest.mark.parametrize("name", list(OPERAND_CONTAINERS))
+def test_an_object_array_in_any_sequence_is_not_an_operand(hostile_judge: Judge, name: str) -> None:
+    body = (
+        "a = np.array([3, 1, 2], dtype=object)\n"
+        + OPERAND_CONTAINERS[name]
+        + "\nreturn [np.lexsort(keys).tolist()], 1"
+    )
+    report, _ = grade(hostile_judge, on_first_case(body))
+    assert_first_case_stopped(report, Verdict.runtime_error, "array of Python objects")
+
+
+def test_a_sequence_that_redefines_how_it_is_read_is_not_an_operand(hostile_judge: Judge) -> None:
+    body = """
+        import collections
+        a = np.array([3, 1, 2], dtype=object)
+        class Two(collections.deque):
+            def __iter__(self):
+                return iter([a])
+        return [np.lexsort(Two([np.zeros(3)])).tolist()], 1
+    """
+    report, _ = grade(hostile_judge, on_first_case(body))
+    assert_first_case_stopped(report, Verdict.runtime_error, "redefines how it is read")
+
+
+# -- numpy's scalar classes and np.dtype take plain data ------------------------------------
+
+SCALAR_CLASS_CALLS = {
+    "np.float64(object array)": "np.float64(np.array([1, 2, 3], dtype=object))",
+    "np.float64(learner object)": (
+        "class N:\n    def __float__(self):\n        return 3.0\nnp.float64(N())"
+    ),
+    "np.int64(learner object)": "class N:\n    def __int__(self):\n        return 3\nnp.int64(N())",
+    "np.dtype(learner object)": (
+        "class D:\n    pass\nd = D()\nd.dtype = np.dtype([('a', 'f8')])\nnp.dtype(d)"
+    ),
+    "type(scalar)(object array)": "type(np.float64(1))(np.array([1], dtype=object))",
+    "dtype.type(object array)": "np.zeros(1).dtype.type(np.array([1], dtype=object))",
+}
+
+
+@pytest.mark.parametrize("name", list(SCALAR_CLASS_CALLS))
+def test_numpy_scalar_classes_take_plain_data_only(hostile_judge: Judge, name: str) -> None:
+    body = SCALAR_CLASS_CALLS[name] + "\nreturn [], 0"
+    report, _ = grade(hostile_judge, on_first_case(body))
+    assert_first_case_stopped(report, Verdict.runtime_error, "is not available in the judge")
+
+
+def test_numpy_scalar_classes_still_work_as_correct_code_uses_them(hostile_judge: Judge) -> None:
+    body = """
+        x = np.float64(0.5)
+        checks = [
+            isinstance(x, np.float64), isinstance(np.int64(3), np.integer),
+            np.int64(3) == 3, type(x) is np.float64, x.dtype.type is np.float64,
+            np.zeros(2, dtype=np.float64).dtype == np.float64,
+            np.array([1, 2], dtype=np.int64).dtype == np.int64,
+            np.ones(2).astype(np.int64).dtype == np.int64, bool(np.bool_(True)),
+            np.dtype(np.float64) == np.dtype("f8"), np.finfo(np.float64).eps > 0,
+            np.random.default_rng(0).integers(0, 5, 3, dtype=np.int64).dtype == np.int64,
+            issubclass(np.float64, np.floating),
+        ]
+        print(all(checks), [i for i, ok in enumerate(checks) if not ok])
+        return [], 0
+    """
+    report, _ = grade(hostile_judge, on_first_case(body))
+    assert report.tests[0].output == "True []\n", report.tests[0].output
+
+
+# -- the standard library's abstract base classes are not learner code's to change ---------
+
+
+@pytest.mark.parametrize(
+    "call", ["fractions.Fraction.register(float)", "typing.Sequence.register(dict)"]
+)
+def test_standard_abcs_cannot_be_registered_with(hostile_judge: Judge, call: str) -> None:
+    body = f"import fractions\nimport typing\n{call}\nreturn [], 0"
+    report, _ = grade(hostile_judge, on_first_case(body))
+    assert_first_case_stopped(report, Verdict.runtime_error, "registering a class")
+
+
+# -- addresses: no id(), and no hash() that is an address ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["list", "np.zeros", "'x'.format", "None", "honest", "(1, list)", "np.float64", "A()"],
+)
+def test_hash_never_hands_out_an_address(hostile_judge: Judge, value: str) -> None:
+    body = f"class A:\n    pass\nprint(hash({value}))\nreturn [], 0"
+    report, _ = grade(hostile_judge, on_first_case(body))
+    assert_first_case_stopped(report, Verdict.runtime_error, "its hash is its memory address")
+
+
+def test_there_is_no_id(hostile_judge: Judge) -> None:
+    report, _ = grade(hostile_judge, on_first_case("print(id(list))\nreturn [], 0"))
+    assert_first_case_stopped(report, Verdict.runtime_error, "NameError")
+
+
+def test_hash_of_values_still_works(hostile_judge: Judge) -> None:
+    body = """
+        import collections
+        P = collections.namedtuple("P", "x y")
+        values = [1, 2.5, "a", (1, "b", (2.0,)), frozenset({3}), np.float64(1.5), P(1, 2), True]
+        print(all(type(hash(v)) is int for v in values), hash(P(1, 2)) == hash((1, 2)))
+        return [], 0
+    """
+    report, _ = grade(hostile_judge, on_first_case(body))
+    assert report.tests[0].output == "True True\n", report.tests[0].output
