@@ -83,7 +83,12 @@ class LearnerTransformer(RestrictingNodeTransformer):
 
     def check_name(self, node: Any, name: str | None, allow_magic_methods: bool = False) -> None:
         if allow_magic_methods and name in REFUSED_SPECIAL_METHODS:
-            self.error(node, REFUSED_SPECIAL_METHODS[name](name))
+            reason = REFUSED_SPECIAL_METHODS[name]
+            explained = self.__dict__.setdefault("_explained", set())
+            # The reason once per kind (six comparisons would repeat one paragraph six times).
+            text = refusal.special_method_refused(name) if reason in explained else reason(name)
+            explained.add(reason)
+            self.error(node, text)
             return
         if (
             allow_magic_methods
