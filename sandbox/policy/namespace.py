@@ -141,6 +141,9 @@ def _hash(obj: Any, /) -> int:
         kind = type(item)
         if kind in _VALUE_HASHED:
             continue
+        if kind is tuple:
+            pending.extend(item)
+            continue
         container = next((base for base in _CONTAINERS_HASHED if isinstance(item, base)), None)
         if container is not None and kind.__hash__ is _CONTAINERS_HASHED[container]:
             pending.extend(container.__iter__(item))  # type: ignore[attr-defined]
