@@ -148,6 +148,8 @@ def _hash(obj: Any, /) -> int:
         if container is not None and kind.__hash__ is _CONTAINERS_HASHED[container]:
             pending.extend(container.__iter__(item))  # type: ignore[attr-defined]
             continue
+        if kind.__hash__ is None:
+            raise TypeError(f"unhashable type: {kind.__name__!r}")  # Python's own answer
         raise PolicyError(refusal.hash_refused(kind.__name__))
     return hash(obj)
 

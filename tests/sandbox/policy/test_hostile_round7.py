@@ -362,7 +362,12 @@ def test_hash_of_values_still_works(hostile_judge: Judge) -> None:
         P = collections.namedtuple("P", "x y")
         values = [1, 2.5, "a", (1, "b", (2.0,)), frozenset({3}), np.float64(1.5), P(1, 2), True]
         print(all(type(hash(v)) is int for v in values), hash(P(1, 2)) == hash((1, 2)))
+        try:
+            hash([1])
+        except TypeError as e:
+            print(e)
         return [], 0
     """
     report, _ = grade(hostile_judge, on_first_case(body))
-    assert report.tests[0].output == "True True\n", report.tests[0].output
+    output = report.tests[0].output
+    assert output == "True True\nunhashable type: 'list'\n", output
