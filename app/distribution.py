@@ -143,6 +143,8 @@ def _counts(value: Any, length: int, trials: int) -> list[int] | None:
 INVALID = {
     "not_list": "returned something other than a list",
     "token": "returned a first token that is not an int",
+    "no_draw": "drew no number from the generator it was given, yet every step draws at least "
+    "one (for its final sample): the check judges tokens that come from that generator",
 }
 
 

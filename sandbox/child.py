@@ -37,6 +37,11 @@ DRIVER_FILENAME = "driver.py"
 # The legacy global state is set to this before each call, so a solution that forgets to seed
 # fails every time rather than by the luck of case order.
 FOREIGN_SEED = 20_240_917
+# numpy's floating-point error handling as the zygote left it. Learner code can change it and
+# leave it changed (an np.errstate held open in a suspended generator, red team round 7): the
+# trusted code that runs after each call (tagging the result, snapshotting the arguments,
+# wording an error) must never call a learner's error callback.
+NUMPY_ERRORS = np.geterr()
 
 
 class Capture:
@@ -260,6 +265,7 @@ def run_job(
                 result = drive(entry, values.CountingGenerator, *arguments.values())
             else:
                 result = entry(*arguments.values())
+            _restore_numpy_errors()
             value = values.tag(result)
         except values.RandomStreamExhausted as exc:
             # Data, not a sentence: the trusted side words it from the draw count.
@@ -269,6 +275,7 @@ def run_job(
         except BaseException as exc:  # SystemExit, KeyboardInterrupt, GeneratorExit, ...
             outcome, error = Outcome.raised, learner_error(exc)
         duration_ms = (time.perf_counter() - started) * 1000
+        _restore_numpy_errors()
         draws = drawn = None
         if job.random_mode is RandomMode.generator and job.rng_argument is not None:
             draws = arguments[job.rng_argument].draws
@@ -297,6 +304,11 @@ def run_job(
 
 def _dropped(text: str) -> None:
     pass
+
+
+def _restore_numpy_errors() -> None:
+    np.seterr(**NUMPY_ERRORS)
+    np.seterrcall(None)
 
 
 def _unbuilt_case(index: int, exc: Exception) -> dict[str, Any]:

@@ -139,6 +139,36 @@ def _recorded(record: list[float | None], drawn: Any) -> None:
     record.extend(float(x) if math.isfinite(x) else None for x in items)
 
 
+# What a generator's bounds and sizes may be: plain numbers and numeric arrays, checked before
+# numpy sees them. numpy's own Generator would otherwise take whatever learner code passes: an
+# object array, or an object whose __float__ / __index__ numpy then calls from C (red team,
+# round 7).
+PLAIN_NUMBERS = frozenset({bool, int, float} | {np.dtype(c).type for c in "?bBhHiIlLqQefdg"})
+PLAIN_INTEGERS = frozenset({int} | {np.dtype(c).type for c in "bBhHiIlLqQ"})
+
+
+def _plain_bound(value: Any, name: str) -> Any:
+    if type(value) in PLAIN_NUMBERS:
+        return value
+    if type(value) is np.ndarray and value.dtype.kind in "biuf":
+        return value
+    if type(value) in (list, tuple) and all(type(x) in PLAIN_NUMBERS for x in value):
+        return value
+    raise TypeError(
+        f"{name} must be a number, a list of numbers or a numeric array, not "
+        f"{type(value).__name__}"
+        + (" holding other things" if type(value) in (list, tuple) else "")
+    )
+
+
+def _plain_size(size: Any) -> Any:
+    if size is None or type(size) in PLAIN_INTEGERS:
+        return size
+    if type(size) in (tuple, list) and all(type(n) in PLAIN_INTEGERS for n in size):
+        return size
+    raise TypeError(f"size must be None, an int or a tuple of ints, not {type(size).__name__}")
+
+
 class ScriptedGenerator:
     """A stand-in generator that returns the case's numbers in order and counts the draws."""
 
@@ -160,6 +190,7 @@ class ScriptedGenerator:
     def _many(self, size: Any) -> Any:
         if size is None:
             return self._next()
+        _plain_size(size)
         shape = tuple(size) if isinstance(size, (tuple, list)) else (size,)
         if any(int(length) < 0 for length in shape):
             raise ValueError("negative dimensions are not allowed")  # as numpy says
@@ -174,6 +205,7 @@ class ScriptedGenerator:
         return self._handed(self._many(size))
 
     def uniform(self, low: float = 0.0, high: float = 1.0, size: Any = None) -> Any:
+        low, high = _plain_bound(low, "low"), _plain_bound(high, "high")
         return self._handed(low + (high - low) * self._many(size))
 
     @property
@@ -215,10 +247,11 @@ class CountingGenerator:
             if len(self._record) < RECORDED_DRAWS:
                 self._record.append(drawn)  # in [0, 1): always finite
             return drawn
-        return self._counted(self._generator.random(size))
+        return self._counted(self._generator.random(_plain_size(size)))
 
     def uniform(self, low: float = 0.0, high: float = 1.0, size: Any = None) -> Any:
-        return self._counted(self._generator.uniform(low, high, size))
+        low, high = _plain_bound(low, "low"), _plain_bound(high, "high")
+        return self._counted(self._generator.uniform(low, high, _plain_size(size)))
 
     @property
     def draws(self) -> int:

@@ -127,6 +127,37 @@ def test_a_step_that_returns_garbage_is_told_so(judge: Judge, exercise: Exercise
     )
 
 
+def test_a_step_that_draws_nothing_fails_the_check_however_its_counts_look(
+    judge: Judge, exercise: Exercise
+) -> None:
+    # A schedule that hands out tokens in p[0]'s proportions, and lengths in the geometric
+    # law's, with no randomness at all: its counts fit too well (red team, round 7).
+    code = (
+        "state = {}\n"
+        "def pick(weights, counts, k):\n"
+        "    best = max(range(len(weights)), key=lambda t: weights[t] * k - counts[t])\n"
+        "    counts[best] += 1\n"
+        "    return best\n"
+        "def speculative_step(p, q, draft, rng):\n"
+        "    gamma, row = len(draft), p[0].tolist()\n"
+        "    s = state.setdefault(tuple(row), {'k': 0, 'first': [0] * len(row), "
+        "'lengths': [0] * (gamma + 1)})\n"
+        "    s['k'] += 1\n"
+        "    alpha = sum(min(a, b) for a, b in zip(row, q[0].tolist())) if gamma else 0.0\n"
+        "    masses = [alpha ** (j - 1) * (1 - alpha) for j in range(1, gamma + 1)]\n"
+        "    masses.append(alpha ** gamma)\n"
+        "    first = pick(row, s['first'], s['k'])\n"
+        "    return [first] * (pick(masses, s['lengths'], s['k']) + 1)\n"
+    )
+    rows = judge.check_rows(exercise, code, exact_failed=True)
+    assert [row.status for row in rows] == [Status.failed] * len(rows)
+    assert rows[0].message == (
+        "on trial 1 of the distribution check your step drew no number from the generator it "
+        "was given, yet every step draws at least one (for its final sample): the check judges "
+        "tokens that come from that generator"
+    )
+
+
 def test_prints_inside_the_check_are_dropped(judge: Judge, exercise: Exercise) -> None:
     rows = judge.check_rows(exercise, (GOLDEN / "correct_print_debug.py").read_text(), False)
     assert [row.status for row in rows] == [Status.passed] * len(rows)

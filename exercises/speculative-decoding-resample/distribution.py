@@ -28,6 +28,7 @@ def drive(step, Generator, p, q, trials, seed):
     first = [0] * vocabulary
     lengths = [0] * (gamma + 1)
     for trial in range(trials):
+        drawn = rng.draws
         tokens = step(p.copy(), q.copy(), drafts[trial], rng)
         if type(tokens) is not list:
             return {"invalid": {"trial": trial + 1, "reason": "not_list"}}
@@ -38,6 +39,10 @@ def drive(step, Generator, p, q, trials, seed):
             return {"invalid": {"trial": trial + 1, "reason": "token"}}
         if not 0 <= token < vocabulary:
             return {"invalid": {"trial": trial + 1, "reason": "range", "token": int(token)}}
+        if rng.draws == drawn:
+            # Every step draws at least once (its final sample). A step that draws nothing is a
+            # schedule, which can match any histogram: the counts would say nothing about it.
+            return {"invalid": {"trial": trial + 1, "reason": "no_draw"}}
         first[int(token)] += 1
         lengths[len(tokens) - 1] += 1
     return {"trials": trials, "first": first, "lengths": lengths, "draws": rng.draws}

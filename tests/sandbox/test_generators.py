@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -38,3 +40,47 @@ def test_a_scripted_generator_refuses_negative_sizes_before_drawing() -> None:
     with pytest.raises(RandomStreamExhausted):
         rng.random()
     assert rng.draws == 4
+
+
+class Sneaky:
+    """Learner-made numbers: numpy would call these methods from C."""
+
+    called = False
+
+    def __float__(self) -> float:
+        Sneaky.called = True
+        return 0.5
+
+    def __index__(self) -> int:
+        Sneaky.called = True
+        return 2
+
+
+@pytest.mark.parametrize("make", [lambda: CountingGenerator(7), lambda: ScriptedGenerator([0.5])])
+@pytest.mark.parametrize(
+    ("call", "named"),
+    [
+        (lambda rng: rng.uniform(np.array([1, 2], dtype=object), 3.0), "low"),
+        (lambda rng: rng.uniform(0.0, Sneaky()), "high"),
+        (lambda rng: rng.uniform(0.0, [1.0, Sneaky()]), "high"),
+        (lambda rng: rng.random(size=Sneaky()), "size"),
+        (lambda rng: rng.uniform(size=(2, Sneaky())), "size"),
+    ],
+)
+def test_bounds_and_sizes_are_plain_before_numpy_sees_them(
+    make: Any, call: Any, named: str
+) -> None:
+    rng = make()
+    Sneaky.called = False
+    with pytest.raises(TypeError, match=f"^{named} must be"):
+        call(rng)
+    assert not Sneaky.called and rng.draws == 0
+
+
+def test_plain_bounds_and_sizes_still_work() -> None:
+    rng = CountingGenerator(3)
+    assert rng.uniform(np.float64(1.0), 2, size=np.int64(3)).shape == (3,)
+    assert rng.uniform(np.array([0.0, 10.0]), np.array([1.0, 11.0])).shape == (2,)
+    assert rng.random((2, np.int32(2))).shape == (2, 2)
+    assert rng.uniform(0.0, [1.0, 2]).shape == (2,)
+    assert rng.draws == 3 + 2 + 4 + 2
