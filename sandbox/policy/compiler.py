@@ -50,6 +50,19 @@ LEARNER_SPECIAL_METHODS = (ALLOWED_FUNC_NAMES - frozenset(REFUSED_SPECIAL_METHOD
 )
 
 
+def _first_yield(block: ast.AST) -> ast.AST | None:
+    """The first yield within ``block``, not looking into the functions or classes it defines
+    (their yields belong to other generators)."""
+    pending = list(ast.iter_child_nodes(block))
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            pending.extend(ast.iter_child_nodes(node))
+    return None
+
+
 class LearnerTransformer(RestrictingNodeTransformer):
     """RestrictedPython's transformer, widened to what learners write every day.
 
@@ -101,6 +114,21 @@ class LearnerTransformer(RestrictingNodeTransformer):
                 self.error(node, refusal.decorated_special_method(name))
             return
         super().check_name(node, name, allow_magic_methods)
+
+    def visit_Try(self, node: ast.Try) -> Any:
+        self._no_yield_in(node, "try")
+        return super().visit_Try(node)
+
+    def visit_With(self, node: ast.With) -> Any:
+        self._no_yield_in(node, "with")
+        return super().visit_With(node)
+
+    def _no_yield_in(self, block: ast.Try | ast.With, kind: str) -> None:
+        """Refuse a generator that can be suspended inside clean-up code (round 7's open end):
+        closing it, which its deallocation does wherever that happens, runs learner code."""
+        found = _first_yield(block)
+        if found is not None:
+            self.error(found, refusal.yield_in_cleanup_refused(kind))
 
     def visit_Name(self, node: ast.Name) -> Any:
         if node.id == "__name__" and isinstance(node.ctx, ast.Load):

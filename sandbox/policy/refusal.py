@@ -136,6 +136,15 @@ def finalizer_refused(name: str) -> str:
     )
 
 
+def yield_in_cleanup_refused(block: str) -> str:
+    return (
+        f"a yield inside a {block} block is not available in the judge: a generator dropped "
+        f"while it waits there runs the block's clean-up code (except, finally, __exit__) at "
+        "whatever moment its last reference goes, in the middle of C code, as a finaliser "
+        "would; yield outside the block, or finish the generator before dropping it"
+    )
+
+
 def special_method_refused(name: str) -> str:
     """A learner class's namespace holding a refused special method (however it got there)."""
     return f"classes cannot define {name} in the judge"

@@ -132,6 +132,53 @@ def test_learner_classes_cannot_define_comparisons_hashes_or_finalisers(
     assert_nothing_ran(report, Verdict.rejected, f"classes cannot define {method}", why)
 
 
+@pytest.mark.parametrize(
+    ("block", "kind"),
+    [
+        ("try:\n        yield 1\n    finally:\n        box.clear()", "try"),
+        ("try:\n        yield 1\n    except BaseException:\n        box.clear()", "try"),
+        ("try:\n        pass\n    finally:\n        yield 1", "try"),
+        ("with ctx:\n        yield 1", "with"),
+        ("for i in range(3):\n        with ctx:\n            yield from range(i)", "with"),
+    ],
+)
+def test_a_generator_cannot_wait_inside_clean_up_code(
+    hostile_judge: Judge, block: str, kind: str
+) -> None:
+    # Closing a generator that waits in a try or with block runs that block's handlers, at
+    # the moment its last reference goes (inside C code, as a __del__ would run).
+    module = f"box = []\nctx = None\ndef g():\n    {block}"
+    report, _ = grade(hostile_judge, on_first_case("return [], 0", module=module))
+    assert_nothing_ran(report, Verdict.rejected, f"a yield inside a {kind} block")
+
+
+def test_generators_and_clean_up_code_still_work_apart(hostile_judge: Judge) -> None:
+    module = """
+        def pairs(values):
+            for value in values:
+                yield value, value
+        def total(values):
+            try:
+                return sum(v for v, _ in pairs(values))
+            finally:
+                values.clear()
+        def nested():
+            try:
+                def inner():
+                    yield 1
+                return list(inner())
+            except ValueError:
+                return []
+        """
+    body = """
+        if total([1, 2]) == 3 and nested() == [1]:
+            return honest(draft_probs, target_probs, draft_tokens)
+        return [], 0
+        """
+    report, _ = grade(hostile_judge, on_first_case(body, module=module))
+    assert report.verdict == Verdict.accepted, [test.message for test in report.tests]
+
+
 OTHER_ROUTES = {
     "setattr on a class": (
         "class A:\n    pass\nsetattr(A, '__lt__', lambda a, b: NotImplemented)",
