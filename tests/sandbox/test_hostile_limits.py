@@ -188,14 +188,20 @@ EXITS = {
     "StopIteration out of a generator": (
         "def gen():\n    raise StopIteration\n    yield 1\nreturn list(gen()), 0"
     ),
-    "generator ignoring close": (
-        "def gen():\n    while True:\n        try:\n            yield 1\n"
-        "        except:\n            pass\ng = gen()\nnext(g)\ng.close()"
-    ),
     "bare except swallowing everything, then exit": (
         "try:\n    raise SystemExit(0)\nexcept:\n    pass\nreturn [], 0"
     ),
 }
+
+
+def test_a_generator_ignoring_close_is_refused_before_it_runs(hostile_judge: Judge) -> None:
+    # It used to run (and be contained); a yield inside a try block is now refused outright.
+    code = (
+        "def gen():\n    while True:\n        try:\n            yield 1\n"
+        "        except:\n            pass\ng = gen()\nnext(g)\ng.close()"
+    )
+    report, _ = grade(hostile_judge, on_first_case(code))
+    assert_nothing_ran(report, Verdict.rejected, "a yield inside a try block")
 
 
 @pytest.mark.parametrize("name", list(EXITS))
