@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from sandbox.policy import refusal
+from sandbox.policy.compiler import REFUSED_SPECIAL_METHODS
 from sandbox.policy.ndarray import array_new
 from sandbox.policy.numpy_access import from_numpy
 from sandbox.policy.refusal import PolicyError
@@ -40,6 +41,25 @@ class LearnerClasses:
 
     def build(self, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> type:
         """Build a learner class, refusing the bases and methods numpy would misuse."""
+        refused = sorted(REFUSED_SPECIAL_METHODS.keys() & namespace.keys())
+        if refused:
+            # The compiler refuses these in a class body; this holds for any other way a
+            # namespace could be made (rich comparisons, __hash__, __del__: see compiler).
+            raise PolicyError(refusal.special_method_refused(refused[0]))
+        array_subclass = any(
+            isinstance(base, type) and issubclass(base, np.ndarray) for base in bases
+        )
+        if isinstance(namespace.get("dtype"), property) and not array_subclass:
+            # numpy reads ``.dtype`` of any object it is asked to take as a dtype, comparing
+            # one included (``a.dtype == obj``), then drops the error and answers NotImplemented:
+            # learner code in the middle of a list comparison (round 7, as gh-120298). An array
+            # it never asks ("Cannot construct a dtype from an array"): see kinds.numpy_dtype.
+            raise PolicyError(refusal.DTYPE_PROPERTY)
+        if "__getitem__" in namespace and any(
+            isinstance(base, type) and issubclass(base, dict) for base in bases
+        ):
+            # numpy reads a dict as a dtype spec through its __getitem__ (the same comparison).
+            raise PolicyError(refusal.DICT_GETITEM)
         for base in bases:
             if not isinstance(base, type):
                 continue
@@ -51,7 +71,7 @@ class LearnerClasses:
                 # numpy converts these as plain numbers, past __array__, calling the learner's
                 # __float__/__bool__ in the middle of its C loops.
                 raise PolicyError(refusal.number_base_refused(base.__name__))
-        if any(isinstance(base, type) and issubclass(base, np.ndarray) for base in bases):
+        if array_subclass:
             overridden = sorted(ARRAY_PROTOCOL.intersection(namespace))
             if overridden:
                 # numpy calls these itself, in the middle of its C loops (a 0-d subclass in a

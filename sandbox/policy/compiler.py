@@ -13,26 +13,54 @@ from RestrictedPython.compile import compile_restricted_exec
 from RestrictedPython.transformer import ALLOWED_FUNC_NAMES, RestrictingNodeTransformer
 
 from sandbox.policy import refusal
+from sandbox.policy.attributes import BLOCKED_ATTRIBUTES
 from sandbox.policy.imports import import_refused, learner_modules
 
 LEARNER_FILENAME = "solution.py"
 HELPERS_FILENAME = "helpers.py"
 
 
+# Special methods a learner's class may never define, each with the reason it is told.
+# CPython 3.11 compares list items through borrowed pointers (list_richcompare): a comparison
+# that empties the list and answers NotImplemented has the reflected one called on a freed
+# object (gh-120298; red team, round 7), and sorts, searches and dict lookups run comparisons
+# in the middle of C code too. A finaliser runs whenever the last reference goes, inside
+# whatever C code dropped it. Without comparisons, a hash of one's own only breaks dicts.
+REFUSED_SPECIAL_METHODS = {
+    **dict.fromkeys(
+        "__eq__ __ne__ __lt__ __le__ __gt__ __ge__".split(), refusal.comparison_refused
+    ),
+    "__hash__": refusal.hash_method_refused,
+    "__del__": refusal.finalizer_refused,
+}
+
 # Special methods a learner's class may define, beyond RestrictedPython's own few (__init__,
-# comparisons, __contains__). Python calls them on the learner's own objects only, for
-# operators, len(), iteration, printing; none changes how attributes are looked up (no
-# __getattr__, __getattribute__, __setattr__), how classes are built (no __init_subclass__,
+# __contains__). Python calls them on the learner's own objects only, for operators, len(),
+# iteration, printing; none changes how attributes are looked up (no __getattr__,
+# __getattribute__, __setattr__), how classes are built (no __init_subclass__,
 # __class_getitem__, __set_name__) or what pickling or descriptors do.
-LEARNER_SPECIAL_METHODS = ALLOWED_FUNC_NAMES | frozenset(
+LEARNER_SPECIAL_METHODS = (ALLOWED_FUNC_NAMES - frozenset(REFUSED_SPECIAL_METHODS)) | frozenset(
     """
     __repr__ __str__ __format__ __len__ __iter__ __next__ __reversed__ __getitem__
-    __setitem__ __delitem__ __hash__ __bool__ __call__ __enter__ __exit__ __float__ __int__
+    __setitem__ __delitem__ __bool__ __call__ __enter__ __exit__ __float__ __int__
     __neg__ __pos__ __abs__ __add__ __radd__ __iadd__ __sub__ __rsub__ __isub__ __mul__
     __rmul__ __imul__ __truediv__ __rtruediv__ __itruediv__ __floordiv__ __rfloordiv__
     __mod__ __rmod__ __pow__ __rpow__ __matmul__ __rmatmul__
     """.split()
 )
+
+
+def _first_yield(block: ast.AST) -> ast.AST | None:
+    """The first yield within ``block``, not looking into the functions or classes it defines
+    (their yields belong to other generators)."""
+    pending = list(ast.iter_child_nodes(block))
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            pending.extend(ast.iter_child_nodes(node))
+    return None
 
 
 class LearnerTransformer(RestrictingNodeTransformer):
@@ -67,6 +95,14 @@ class LearnerTransformer(RestrictingNodeTransformer):
         return node
 
     def check_name(self, node: Any, name: str | None, allow_magic_methods: bool = False) -> None:
+        if allow_magic_methods and name in REFUSED_SPECIAL_METHODS:
+            reason = REFUSED_SPECIAL_METHODS[name]
+            explained = self.__dict__.setdefault("_explained", set())
+            # The reason once per kind (six comparisons would repeat one paragraph six times).
+            text = refusal.special_method_refused(name) if reason in explained else reason(name)
+            explained.add(reason)
+            self.error(node, text)
+            return
         if (
             allow_magic_methods
             and name in LEARNER_SPECIAL_METHODS
@@ -79,12 +115,32 @@ class LearnerTransformer(RestrictingNodeTransformer):
             return
         super().check_name(node, name, allow_magic_methods)
 
+    def visit_Try(self, node: ast.Try) -> Any:
+        self._no_yield_in(node, "try")
+        return super().visit_Try(node)
+
+    def visit_With(self, node: ast.With) -> Any:
+        self._no_yield_in(node, "with")
+        return super().visit_With(node)
+
+    def _no_yield_in(self, block: ast.Try | ast.With, kind: str) -> None:
+        """Refuse a generator that can be suspended inside clean-up code (round 7's open end):
+        closing it, which its deallocation does wherever that happens, runs learner code."""
+        found = _first_yield(block)
+        if found is not None:
+            self.error(found, refusal.yield_in_cleanup_refused(kind))
+
     def visit_Name(self, node: ast.Name) -> Any:
         if node.id == "__name__" and isinstance(node.ctx, ast.Load):
             return node
         return super().visit_Name(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> Any:
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and node.attr in BLOCKED_ATTRIBUTES:
+            # Refused to read on every object, so refused to write too: a C object's writable
+            # ``obj`` (functools' KeyWrapper) freed what its C code still pointed at (round 7).
+            self.error(node, refusal.attribute_refused(node.attr))
+            return node
         value = node.value
         if (
             node.attr == "__init__"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import operator
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,9 @@ from sandbox.policy.attributes import learner_getattr, learner_hasattr
 from sandbox.policy.classes import LearnerClasses
 from sandbox.policy.copying import LEARNER_MODULE
 from sandbox.policy.imports import import_module, learner_modules
+from sandbox.policy.kinds import NUMERIC_SCALARS
 from sandbox.policy.ndarray import NDARRAY
+from sandbox.policy.numpy_access import CLASS_STAND_INS
 from sandbox.policy.refusal import PolicyError
 from sandbox.policy.writes import Writes
 
@@ -61,6 +64,7 @@ class Policy:
             hasattr=learner_hasattr,
             setattr=self.writes.setattr,
             type=_type_of,
+            hash=_hash,
         )
         return table
 
@@ -111,11 +115,43 @@ def _type_of(obj: Any, *rest: Any) -> Any:
     kind = type(obj)
     if kind is np.ndarray:
         return NDARRAY  # type(a)(shape, object, buffer) would build an array over raw bytes
+    if kind in CLASS_STAND_INS:
+        return CLASS_STAND_INS[kind]  # type(np.float64(1))(objects) would convert anything
     if issubclass(kind, type):
         # type(SomeClass) is a metaclass (type itself): calling it with three arguments
         # would build classes with any '_' attribute (__repr__, __getattr__, __del__, ...).
         raise PolicyError(refusal.TYPE_OF_A_CLASS)
     return kind
+
+
+# What hash() takes: the types whose hash is computed from their value. Every other object's
+# (classes, functions, methods, None, a learner's instances: none defines __hash__, see
+# compiler) is its memory address, from which the red team computed where to forge objects.
+_VALUE_HASHED = frozenset(
+    {bool, int, float, complex, str, bytes, range, Fraction} | NUMERIC_SCALARS
+)
+_CONTAINERS_HASHED = {tuple: tuple.__hash__, frozenset: frozenset.__hash__}
+
+
+def _hash(obj: Any, /) -> int:
+    """``hash`` in learner code: of numbers and strings, and of tuples and frozensets of them."""
+    pending = [obj]
+    while pending:  # no recursion: a deep tuple is hash()'s own affair (a crash of the child)
+        item = pending.pop()
+        kind = type(item)
+        if kind in _VALUE_HASHED:
+            continue
+        if kind is tuple:
+            pending.extend(item)
+            continue
+        container = next((base for base in _CONTAINERS_HASHED if isinstance(item, base)), None)
+        if container is not None and kind.__hash__ is _CONTAINERS_HASHED[container]:
+            pending.extend(container.__iter__(item))  # type: ignore[attr-defined]
+            continue
+        if kind.__hash__ is None:
+            raise TypeError(f"unhashable type: {kind.__name__!r}")  # Python's own answer
+        raise PolicyError(refusal.hash_refused(kind.__name__))
+    return hash(obj)
 
 
 def _apply(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -15,6 +15,7 @@ which rules its instances' attributes need (``sort_class``), and plain operands 
 from __future__ import annotations
 
 import functools
+from abc import ABCMeta
 from collections.abc import Callable, Iterable
 from types import ModuleType, WrapperDescriptorType
 from typing import Any
@@ -23,7 +24,12 @@ import numpy as np
 
 from sandbox.policy import memory, object_arrays
 from sandbox.policy.kinds import NUMERIC_DTYPE_IDS, PLAIN_TYPES
-from sandbox.policy.refusal import ObjectArrayRefused, object_array_operand
+from sandbox.policy.refusal import (
+    ObjectArrayRefused,
+    PolicyError,
+    not_available,
+    object_array_operand,
+)
 
 # Functions and methods that are elementwise and take where= (zeroed where it is False).
 ELEMENTWISE_WITH_WHERE = frozenset(["clip"])
@@ -286,6 +292,19 @@ def sort_class(cls: type) -> str:
     return kind
 
 
+# numpy's classes that learner code sees through a stand-in (``scalars``), by the real class: a
+# class read off a numpy object (``a.dtype.type``) is handed out as its stand-in.
+CLASS_STAND_INS: dict[type, Any] = {}
+
+
+def refuse_registration(obj: Any, name: str) -> None:
+    """Refuse ``register`` on an abstract base class (``fractions.Fraction.register(float)``,
+    ``typing.Sequence.register``): it changes what isinstance answers for everyone, the standard
+    library's own checks included (red team, round 7)."""
+    if name == "register" and (isinstance(obj, ABCMeta) or type(obj).__module__ == "typing"):
+        raise PolicyError(not_available("registering a class with an abstract base class"))
+
+
 def guard_attribute(obj: Any, name: str, value: Any) -> Any:
     """What learner code gets for ``obj.name`` (already looked up as ``value``)."""
     cls = type(obj)
@@ -304,15 +323,20 @@ def guard_sorted_attribute(kind: str, obj: Any, name: str, value: Any) -> Any:
         object_arrays.check_attribute(obj, name)
         if not callable(value):
             return value
+        if isinstance(value, type) and value in CLASS_STAND_INS:
+            return CLASS_STAND_INS[value]
         return _method(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE, type(obj), name)
     if kind is _NUMPY_OBJECT:
         memory.check_attribute(obj, name)
+        refuse_registration(obj, name)
         if name == "args" and isinstance(obj, BaseException):
             # An operator's error (strings + floats) reaches learner code unguarded, the raw
             # ufunc in its args: they read as the message alone (red team, round 5).
             return without_hidden_objects(obj).args
         if not callable(value):
             return value
+        if isinstance(value, type) and value in CLASS_STAND_INS:
+            return CLASS_STAND_INS[value]  # a.dtype.type
         return _method(value, f"{type(obj).__name__}.{name}", False, type(obj), name)
     return _guard_attribute_walk(obj, name, value)
 
@@ -323,6 +347,9 @@ def _guard_attribute_walk(obj: Any, name: str, value: Any) -> Any:
         # super().clip() in a subclass of np.ndarray reaches the array's own methods.
         obj = obj.__self__  # type: ignore[attr-defined]
     memory.check_attribute(obj, name)
+    refuse_registration(obj, name)
+    if isinstance(value, type) and value in CLASS_STAND_INS:
+        return CLASS_STAND_INS[value]
     if isinstance(obj, (np.ndarray, np.generic)):
         object_arrays.check_attribute(obj, name)
         if not callable(value):

@@ -13,7 +13,8 @@ and this module is the one place it is decided. The guards ask it at each gate:
 
 - a call of anything on a surface (numpy's functions and ufuncs, a ufunc's methods, the methods
   of every numpy object, the standard modules' functions): ``refuse_operands`` on each argument
-  (an object array, or a list or tuple holding one: ``out=(a,)``), ``refuse_results`` on what
+  (an object array, or a list, tuple or deque holding one: ``out=(a,)``, a namedtuple, a
+  learner's list subclass), ``refuse_results`` on what
   comes back (an object array is a plain ``np.ndarray``, never the learner's subclass);
 - an attribute of an object array (or of an object scalar or record), however it is reached (on
   the array, through ``super()``, unbound on the class): ``check_attribute`` allows only
@@ -29,6 +30,7 @@ every numpy operation on numeric arrays.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -42,6 +44,7 @@ from sandbox.policy.refusal import (
     PolicyError,
     object_array_of_own_subclass,
     object_array_operand,
+    sequence_that_redefines_reading,
 )
 
 # What learner code may read on an array of objects: its shape, a copy, a list, a reshaped view.
@@ -60,12 +63,34 @@ def is_object_array(value: Any) -> bool:
     return dtype is not None and dtype.hasobject
 
 
+# The containers learner code can build that numpy reads as sequences of operands: lists and
+# tuples (with their subclasses: a namedtuple, the learner's own) and deques.
+SEQUENCES = (list, tuple, deque)
+# How a sequence is read: a subclass that redefines one of these says what numpy reads itself.
+_READ_PROTOCOL = ("__iter__", "__getitem__", "__len__")
+
+
 def holds_objects(value: Any) -> bool:
-    """An array (or record) of Python objects, or a list/tuple with one at its top level."""
+    """An array (or record) of Python objects, or a sequence with one at its top level."""
     kind = type(value)
     if kind is list or kind is tuple:
         return any(is_object_array(item) for item in value if type(item) not in PLAIN_TYPES)
+    for base in SEQUENCES:
+        if isinstance(value, base):
+            # The base class's own iteration, never a method of the learner's.
+            items: Iterable[Any] = base.__iter__(value)  # type: ignore[arg-type]
+            return any(is_object_array(item) for item in items if type(item) not in PLAIN_TYPES)
     return is_object_array(value)
+
+
+def redefines_reading(value: Any) -> bool:
+    """A sequence whose class redefines how it is read: numpy may read it through the learner's
+    methods (a deque's items), which can answer differently from what was checked."""
+    kind = type(value)
+    if kind is list or kind is tuple or not isinstance(value, SEQUENCES):
+        return False
+    base = next(base for base in SEQUENCES if isinstance(value, base))
+    return any(getattr(kind, name) is not getattr(base, name) for name in _READ_PROTOCOL)
 
 
 def refuse_operands(
@@ -81,6 +106,8 @@ def refuse_operands(
             continue
         if holds_objects(value):
             raise ObjectArrayRefused(object_array_operand(what))
+        if redefines_reading(value):
+            raise PolicyError(sequence_that_redefines_reading(what, kind.__name__))
     if keywords:
         refuse_operands(what, keywords.values())
 

@@ -66,6 +66,20 @@ def object_array_operand(what: str) -> str:
     )
 
 
+def sequence_that_redefines_reading(what: str, kind: str) -> str:
+    return not_available(
+        f"{what} on a {kind}, whose class redefines how it is read",
+        "pass a plain list (list(x)) or a numpy array",
+    )
+
+
+def scalar_class_argument(what: str) -> str:
+    return not_available(
+        f"{what}() of anything but numbers, strings, numeric arrays or dtypes",
+        "convert your value first (float(x), int(x)), or pass a list of numbers",
+    )
+
+
 def object_array_of_own_subclass(what: str) -> str:
     return f"{what} made an array of Python objects of your own subclass"
 
@@ -97,8 +111,65 @@ def own_object_to_numpy(kind: str) -> str:
     )
 
 
+def comparison_refused(name: str) -> str:
+    return (
+        f"classes cannot define {name} in the judge: Python calls comparisons from inside its "
+        "own C code (comparing lists, sorting), where your method could free what that code "
+        "still points at; compare keys instead (sorted(items, key=lambda item: item.score), "
+        "a.score < b.score)"
+    )
+
+
+def hash_method_refused(name: str) -> str:
+    return (
+        f"classes cannot define {name} in the judge: their objects are compared by identity "
+        "(no __eq__), so a hash of your own could only break dicts and sets; use a tuple or a "
+        "number as the key"
+    )
+
+
+def finalizer_refused(name: str) -> str:
+    return (
+        f"classes cannot define {name} in the judge: a finaliser runs whenever the last "
+        "reference goes, in the middle of whatever C code dropped it; clean up explicitly, "
+        "with a method you call (or __enter__/__exit__)"
+    )
+
+
+def yield_in_cleanup_refused(block: str) -> str:
+    return (
+        f"a yield inside a {block} block is not available in the judge: a generator dropped "
+        f"while it waits there runs the block's clean-up code (except, finally, __exit__) at "
+        "whatever moment its last reference goes, in the middle of C code, as a finaliser "
+        "would; yield outside the block, or finish the generator before dropping it"
+    )
+
+
+def special_method_refused(name: str) -> str:
+    """A learner class's namespace holding a refused special method (however it got there)."""
+    return f"classes cannot define {name} in the judge"
+
+
+DTYPE_PROPERTY = (
+    "a class cannot make dtype a property in the judge: numpy reads an object's .dtype from "
+    "inside its own C code; store the value as a plain attribute"
+)
+DICT_GETITEM = (
+    "a subclass of dict cannot define __getitem__ in the judge: numpy reads dicts through it "
+    "from inside its own C code; keep a dict as an attribute instead"
+)
+
+
 def decorated_special_method(name: str) -> str:
     return f"The special method {name} cannot be decorated in the judge."
+
+
+def hash_refused(kind: str) -> str:
+    return (
+        f"hash() of a value of type {kind!r} is not available in the judge: its hash is its "
+        "memory address; "
+        "hash numbers, strings, or tuples of them"
+    )
 
 
 TYPE_WITH_THREE_ARGUMENTS = "type() with three arguments is not available; use a class statement"

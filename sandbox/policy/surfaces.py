@@ -31,6 +31,7 @@ from sandbox.policy.copying import deep_copy, shallow_copy
 from sandbox.policy.ndarray import NDARRAY
 from sandbox.policy.numpy_access import guard_surface, vectorize
 from sandbox.policy.refusal import MODULE_UNCHANGED, PolicyError, not_available
+from sandbox.policy.scalars import scalar_classes
 
 
 class Surface:
@@ -120,7 +121,9 @@ def numpy_surfaces() -> dict[str, Surface]:
         "vectorize": vectorize,
     }
     top = guard_surface({**_pick(np, NUMPY_NAMES), **initialised})
-    top.update(random=random, linalg=linalg, ndarray=NDARRAY)
+    # The scalar classes and np.dtype convert anything in C (object arrays, a learner object's
+    # __float__ or .dtype): stand-ins that take plain data (red team, round 7).
+    top.update(random=random, linalg=linalg, ndarray=NDARRAY, **scalar_classes())
     return {"numpy": Surface("numpy", top), "numpy.random": random, "numpy.linalg": linalg}
 
 
@@ -149,14 +152,13 @@ def stdlib_surfaces() -> dict[str, Surface]:
         "itertools": public(itertools),
         # The real functools.wraps takes attribute names (assigned=, updated=) and reads and
         # writes them past the guard, e.g. updated=("__globals__",) swaps in real builtins.
+        # No cmp_to_key: its C key objects call the comparison with borrowed references, and a
+        # comparison that frees one (next(generator, key)) gave the real builtins (red team,
+        # round 7). No total_ordering: it writes comparisons into a class, which learner
+        # classes may not have (compiler.REFUSED_SPECIAL_METHODS).
         "functools": guarded(
             "functools",
-            {
-                **_pick(
-                    functools, "reduce partial lru_cache cache cmp_to_key total_ordering".split()
-                ),
-                "wraps": _wraps,
-            },
+            {**_pick(functools, "reduce partial lru_cache cache".split()), "wraps": _wraps},
         ),
         "collections": guarded(
             "collections",

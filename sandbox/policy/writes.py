@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from sandbox.policy import refusal
-from sandbox.policy.attributes import learner_getattr
+from sandbox.policy.attributes import BLOCKED_ATTRIBUTES, learner_getattr
 from sandbox.policy.object_arrays import refuse_write
 from sandbox.policy.refusal import PolicyError
 from sandbox.policy.surfaces import Surface
@@ -61,15 +61,23 @@ class Writes:
         return obj
 
     def setattr(self, obj: Any, name: str, value: Any, /) -> None:
-        if type(name) is not str or name.startswith("_"):
+        if type(name) is not str or name.startswith("_") or name in BLOCKED_ATTRIBUTES:
+            # Names refused to read are refused to write (a KeyWrapper's ``obj``, round 7).
             raise AttributeError(refusal.cannot_set(name))
         setattr(self.write(obj), name, value)
 
     def inplace_item(self, obj: Any, key: Any, op: str, value: Any) -> None:
-        self.write(obj)[key] = INPLACE[op](obj[key], value)
+        # ``box[0] += 1`` with an object array in box[0] is ``a += 1`` on it: numpy writes into
+        # the array in place before the item is stored back (red team, round 7).
+        target = self.write(obj)
+        current = obj[key]
+        refuse_write(current)
+        target[key] = INPLACE[op](current, value)
 
     def inplace_attribute(self, obj: Any, name: str, op: str, value: Any) -> None:
-        self.setattr(obj, name, INPLACE[op](learner_getattr(obj, name), value))
+        current = learner_getattr(obj, name)
+        refuse_write(current)  # ``h.x *= 3``, h.x an object array: as inplace_item
+        self.setattr(obj, name, INPLACE[op](current, value))
 
     def inplacevar(self, op: str, current: Any, value: Any) -> Any:
         refuse_write(current)

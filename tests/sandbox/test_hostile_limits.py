@@ -126,9 +126,9 @@ def test_deep_recursion_is_a_recursion_error(hostile_judge: Judge) -> None:
 def test_mutual_recursion_through_a_class_is_a_recursion_error(hostile_judge: Judge) -> None:
     body = """
         class Loop:
-            def __eq__(self, other):
-                return self == other
-        return [Loop() == Loop()], 1
+            def __len__(self):
+                return len(self)
+        return [len(Loop())], 1
     """
     report, _ = grade(hostile_judge, on_first_case(body))
     assert_first_case_stopped(report, Verdict.runtime_error, "RecursionError")
@@ -188,14 +188,20 @@ EXITS = {
     "StopIteration out of a generator": (
         "def gen():\n    raise StopIteration\n    yield 1\nreturn list(gen()), 0"
     ),
-    "generator ignoring close": (
-        "def gen():\n    while True:\n        try:\n            yield 1\n"
-        "        except:\n            pass\ng = gen()\nnext(g)\ng.close()"
-    ),
     "bare except swallowing everything, then exit": (
         "try:\n    raise SystemExit(0)\nexcept:\n    pass\nreturn [], 0"
     ),
 }
+
+
+def test_a_generator_ignoring_close_is_refused_before_it_runs(hostile_judge: Judge) -> None:
+    # It used to run (and be contained); a yield inside a try block is now refused outright.
+    code = (
+        "def gen():\n    while True:\n        try:\n            yield 1\n"
+        "        except:\n            pass\ng = gen()\nnext(g)\ng.close()"
+    )
+    report, _ = grade(hostile_judge, on_first_case(code))
+    assert_nothing_ran(report, Verdict.rejected, "a yield inside a try block")
 
 
 @pytest.mark.parametrize("name", list(EXITS))

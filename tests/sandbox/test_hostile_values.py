@@ -25,9 +25,10 @@ def test_the_honest_fallback_is_accepted(hostile_judge: Judge) -> None:
 
 # -- lying values -------------------------------------------------------------------------------
 
-LIARS = {
-    "object equal to everything": (
-        """
+# Classes whose __eq__ would lie: refused when compiling (learner classes define no rich
+# comparisons, red team round 7), so nothing of them runs.
+EQ_LIARS = {
+    "object equal to everything": """
         class Anything:
             def __eq__(self, other):
                 return True
@@ -35,22 +36,41 @@ LIARS = {
                 return False
         return Anything()
         """,
-        "Anything",
-    ),
-    "tuple of liars": (
-        """
+    "tuple of liars": """
         class Anything:
             def __eq__(self, other):
                 return True
         return Anything(), Anything()
         """,
-        "Anything",
-    ),
-    "list subclass with the right items": (
-        """
+    "list subclass with the right items": """
         class Yes(list):
             def __eq__(self, other):
                 return True
+        accepted, count = honest(draft_probs, target_probs, draft_tokens)
+        return Yes(accepted), count
+        """,
+    "tuple subclass": """
+        class Pair(tuple):
+            def __eq__(self, other):
+                return True
+        return Pair(honest(draft_probs, target_probs, draft_tokens))
+        """,
+}
+
+
+@pytest.mark.parametrize("name", list(EQ_LIARS))
+def test_a_lying_eq_is_refused_before_it_runs(hostile_judge: Judge, name: str) -> None:
+    report, _ = grade(hostile_judge, whole(EQ_LIARS[name]))
+    assert report.verdict == Verdict.rejected
+    assert report.passed == 0
+    assert "classes cannot define __eq__" in (report.message or ""), report.message
+
+
+LIARS = {
+    "list subclass with the right items": (
+        """
+        class Yes(list):
+            pass
         accepted, count = honest(draft_probs, target_probs, draft_tokens)
         return Yes(accepted), count
         """,
@@ -59,8 +79,7 @@ LIARS = {
     "tuple subclass": (
         """
         class Pair(tuple):
-            def __eq__(self, other):
-                return True
+            pass
         return Pair(honest(draft_probs, target_probs, draft_tokens))
         """,
         "Pair",
@@ -76,7 +95,7 @@ LIARS = {
 
 
 @pytest.mark.parametrize("name", list(LIARS))
-def test_lying_eq_is_never_accepted(hostile_judge: Judge, name: str) -> None:
+def test_lookalike_values_are_never_accepted(hostile_judge: Judge, name: str) -> None:
     body, type_name = LIARS[name]
     report, _ = grade(hostile_judge, whole(body))
     assert report.verdict == Verdict.wrong_answer

@@ -113,7 +113,7 @@ MEMORY_TRICKS = {
         class Fake:
             pass
         fake = Fake()
-        fake.capsule = capsule_of_a_dead_generator()
+        setattr(fake, "capsule", capsule_of_a_dead_generator())  # (fake.capsule = ...: rejected)
         fake.lock = np.random.default_rng(1).bit_generator.lock
         junk = [b"A" * n for n in range(100, 200) for _ in range(50)]
         return [np.random.Generator(fake).random()], 0
@@ -135,19 +135,21 @@ def test_numpy_raw_memory_tricks_are_refused(hostile_judge: Judge, name: str) ->
 # -- numpy: object arrays -------------------------------------------------------------------
 
 # items frees them mid-sort (use after free: a crash, or a freed object read as another).
+# Learner classes cannot define comparisons (round 7), but a Fraction's comparison reads the
+# other's ``denominator``, which a subclass's property answers: learner code all the same.
 REENTRANT_COMPARISON = """
+    from fractions import Fraction
     calls = [0]
     keys = [None]
-    class Key:
-        def __init__(self, v):
-            self.v = v
-        def __lt__(self, other):
+    class Key(Fraction):
+        @property
+        def denominator(self):
             calls[0] += 1
             if calls[0] % 20 == 0:
                 for i in range(len(keys)):
                     keys[i] = Key(-i)
                 junk = [b"A" * 40 for _ in range(20000)]
-            return self.v < other.v
+            return 1
     keys = np.array([Key((i * 7919) % 101) for i in range(101)], dtype=object)
     OPERATION
     return [], 0
@@ -182,12 +184,6 @@ def test_a_reentrant_comparison_in_an_object_sort_is_refused(
 # object numpy returns next (the red team turned this into the real builtins).
 SELECTING_UAF = """
     class Freer:
-        def __ge__(self, other):
-            a[0] = 0
-            return True
-        def __le__(self, other):
-            a[0] = 0
-            return True
         def __bool__(self):
             a[0] = 0
             return False
