@@ -170,38 +170,6 @@ def test_a_returned_object_whose_repr_raises_is_described_not_fatal(hostile_judg
     assert all("exit code" not in (test.message or "") for test in report.tests)
 
 
-def test_an_error_callback_left_installed_does_not_outlive_the_call(hostile_judge: Judge) -> None:
-    # The first case leaves np.errstate(call=hook) open in a suspended generator, so the callback
-    # would stay installed for whatever runs next in the child: the trusted code after the call
-    # first (red team, round 7). Each later case divides by zero and is honest only if the hook
-    # did not fire, that is if the child put numpy's error handling back after the first call.
-    module = """
-        fired = []
-        held = []
-        def hook(kind, flag):
-            fired.append(kind)
-        def installed():
-            with np.errstate(all="call", call=hook):
-                yield
-        """
-    body = """
-        held.append(installed())
-        next(held[0])
-        """
-    code = on_first_case(body, module).replace(
-        "    return honest(",
-        "    fired.clear()\n"
-        "    np.array([1.0]) / np.array([0.0])\n"
-        "    if fired:\n"
-        "        return [], 0\n"
-        "    return honest(",
-    )
-    report, _ = grade(hostile_judge, code)
-    assert [test.status for test in report.tests[1:]] == [Status.passed] * 5, [
-        test.message for test in report.tests
-    ]
-
-
 # -- forged replies -----------------------------------------------------------------------------
 
 

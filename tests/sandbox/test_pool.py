@@ -360,3 +360,39 @@ def test_only_a_trusted_job_runs_outside_the_learner_policy(pool: Pool) -> None:
     result = pool.run(job, timeout=30)
     assert result.setup is None and result.cases[0].value == {"t": "str", "v": "int"}
     assert result.layers["seccomp"] and result.layers["landlock"]  # confined all the same
+
+
+def test_numpy_error_handling_is_put_back_after_each_call(pool: Pool) -> None:
+    # The first call leaves np.errstate(call=hook) installed, held open by a suspended generator
+    # (learner code can no longer write that: a yield inside a with block is refused; trusted
+    # code can). Whatever runs after the call in the child, the trusted code first, must not
+    # call the hook: each later call divides by zero and tells whether the hook fired.
+    code = (
+        "import numpy as np\n"
+        "fired, held = [], []\n"
+        "def hook(kind, flag):\n"
+        "    fired.append(kind)\n"
+        "def installed():\n"
+        "    with np.errstate(all='call', call=hook):\n"
+        "        yield\n"
+        "def f(x):\n"
+        "    if x == 0:\n"
+        "        held.append(installed())\n"
+        "        next(held[0])\n"
+        "        return 'installed'\n"
+        "    fired.clear()\n"
+        "    np.array([1.0]) / np.array([0.0])\n"
+        "    return 'fired' if fired else 'quiet'\n"
+    )
+    job = Job(
+        code=code,
+        entry_point="f",
+        cases=({"x": 0}, {"x": 1}, {"x": 2}),
+        parameters={"x": "value"},
+        limits=FAST,
+        trusted=True,
+    )
+    result = pool.run(job, timeout=30)
+    assert [case.value for case in result.cases] == [
+        {"t": "str", "v": value} for value in ("installed", "quiet", "quiet")
+    ]
