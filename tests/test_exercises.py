@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -92,6 +93,22 @@ def test_a_changed_expectation_is_caught(tmp_path, judge: Judge) -> None:
     (copy / "cases.json").write_text(json.dumps(cases))
     problems = check_exercise(judge, load_exercise(copy))
     assert any("stored expected" in problem for problem in problems)
+
+
+def test_loading_an_exercise_writes_nothing_into_its_folder(tmp_path, monkeypatch) -> None:
+    # An imported case_generator.py left a __pycache__ folder there, which then broke the
+    # copy above (and `judge exercises check` reads the folder as data). As a process that
+    # writes bytecode (the benchmarks' servers do) would load it:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    source = EXERCISES_DIR / "speculative-decoding-resample"
+    copy = tmp_path / source.name
+    copy.mkdir()
+    for path in source.iterdir():
+        if path.is_file():
+            (copy / path.name).write_bytes(path.read_bytes())
+    before = sorted(p.name for p in copy.iterdir())
+    assert load_exercise(copy).random_case is not None
+    assert sorted(p.name for p in copy.iterdir()) == before
 
 
 def _append(path, text: str) -> None:
