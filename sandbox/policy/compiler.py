@@ -123,6 +123,13 @@ class LearnerTransformer(RestrictingNodeTransformer):
         self._no_yield_in(node, "with")
         return super().visit_With(node)
 
+    def visit_YieldFrom(self, node: ast.YieldFrom) -> Any:
+        # ``yield from it`` delegates to ``it``: dropping the suspended generator calls
+        # ``it.close()``, the learner's method if ``it`` is a learner object, inside whatever
+        # C code dropped the last reference (red team, round 8; as a finaliser would run).
+        self.error(node, refusal.YIELD_FROM_REFUSED)
+        return self.node_contents_visit(node)
+
     def _no_yield_in(self, block: ast.Try | ast.With, kind: str) -> None:
         """Refuse a generator that can be suspended inside clean-up code (round 7's open end):
         closing it, which its deallocation does wherever that happens, runs learner code."""

@@ -145,6 +145,14 @@ def yield_in_cleanup_refused(block: str) -> str:
     )
 
 
+YIELD_FROM_REFUSED = (
+    "yield from is not available in the judge: a generator dropped while it waits inside "
+    "yield from closes what it delegates to (your object's close() method) at whatever moment "
+    "its last reference goes, in the middle of C code; write the loop out instead: "
+    "for x in it: yield x"
+)
+
+
 def special_method_refused(name: str) -> str:
     """A learner class's namespace holding a refused special method (however it got there)."""
     return f"classes cannot define {name} in the judge"
