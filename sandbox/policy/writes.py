@@ -58,6 +58,8 @@ class Writes:
         refuse_write(obj)
         if isinstance(obj, np.ndarray):
             return ArrayWriter(obj)
+        if isinstance(obj, (list, bytearray)):
+            return SequenceWriter(obj)
         return obj
 
     def setattr(self, obj: Any, name: str, value: Any, /) -> None:
@@ -72,7 +74,7 @@ class Writes:
         target = self.write(obj)
         current = obj[key]
         refuse_write(current)
-        target[key] = INPLACE[op](current, value)
+        target[key] = INPLACE[op](current, value)  # a list's slice: through SequenceWriter
 
     def inplace_attribute(self, obj: Any, name: str, op: str, value: Any) -> None:
         current = learner_getattr(obj, name)
@@ -82,6 +84,52 @@ class Writes:
     def inplacevar(self, op: str, current: Any, value: Any) -> Any:
         refuse_write(current)
         return INPLACE[op](current, value)
+
+
+# Values a list or bytearray slice assignment takes as they are: C code reads them without
+# running any learner code.
+PLAIN_SEQUENCES = (list, tuple, str, bytes, bytearray, range)
+
+
+def plain_slice_value(value: Any) -> Any:
+    """``value`` as a list's slice assignment may take it: learner iterables read into a list
+    first, in Python, before the C code that writes the slice has read the target's length."""
+    if type(value) in PLAIN_SEQUENCES:
+        return value
+    return list(value)
+
+
+class SequenceWriter:
+    """What ``_write_`` gives learner code for a list or a bytearray (their subclasses too).
+
+    ``lst[::2] = it`` had C code compute the slice from the list's length and only then
+    convert ``it``, running the learner's ``__next__``: one that emptied ``lst`` had the C
+    code write past the list's new end (CPython gh-120384; red team, round 8). A slice's value
+    is read into a plain list here first; every other write goes to the target unchanged.
+    """
+
+    __slots__ = ("_target",)
+    _target: list[Any] | bytearray
+
+    def __init__(self, target: list[Any] | bytearray) -> None:
+        object.__setattr__(self, "_target", target)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._target[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if type(key) is slice:
+            value = plain_slice_value(value)
+        self._target[key] = value
+
+    def __delitem__(self, key: Any) -> None:
+        del self._target[key]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._target, name, value)  # a learner subclass's own attribute
+
+    def __delattr__(self, name: str) -> None:
+        delattr(self._target, name)
 
 
 class ArrayWriter:
