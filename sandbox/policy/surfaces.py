@@ -28,8 +28,9 @@ import numpy as np
 
 from sandbox.policy import memory
 from sandbox.policy.copying import deep_copy, shallow_copy
+from sandbox.policy.kinds import NUMERIC_SCALARS
 from sandbox.policy.ndarray import NDARRAY
-from sandbox.policy.numpy_access import guard_surface, vectorize
+from sandbox.policy.numpy_access import CLASS_STAND_INS, guard_surface, vectorize
 from sandbox.policy.refusal import MODULE_UNCHANGED, PolicyError, not_available
 from sandbox.policy.scalars import scalar_classes
 
@@ -41,15 +42,19 @@ class Surface:
     learner code can name ``__dict__``); ``__getattr__`` only words the refusal of the rest.
     """
 
-    __slots__ = ("_name", "__dict__")
+    __slots__ = ("_name", "_instead", "__dict__")
 
-    def __init__(self, name: str, members: dict[str, Any]) -> None:
+    def __init__(
+        self, name: str, members: dict[str, Any], instead: dict[str, str] | None = None
+    ) -> None:
         object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_instead", instead or {})  # what to write for a removed name
         object.__getattribute__(self, "__dict__").update(members)
 
     def __getattr__(self, attribute: str) -> Any:
         name = object.__getattribute__(self, "_name")
-        raise AttributeError(not_available(f"{name}.{attribute}"))
+        instead = object.__getattribute__(self, "_instead").get(attribute, "")
+        raise AttributeError(not_available(f"{name}.{attribute}", instead))
 
     def __setattr__(self, attribute: str, value: Any) -> None:
         raise PolicyError(MODULE_UNCHANGED)
@@ -135,21 +140,36 @@ def stdlib_surfaces() -> dict[str, Surface]:
         # Skip modules a surface module imported (statistics.random, statistics.sys, ...).
         return {n: v for n, v in _pick(module, names).items() if not isinstance(v, ModuleType)}
 
-    def guarded(name: str, members: dict[str, Any]) -> Surface:
+    def guarded(
+        name: str, members: dict[str, Any], instead: dict[str, str] | None = None
+    ) -> Surface:
         # Real standard-library code works on what it is given with the real item access:
-        # random.shuffle writes x[i] = x[j], operator.setitem and iadd write, so none of them
-        # may be handed an array of Python objects: the same guard as numpy's functions.
-        return Surface(name, guard_surface(members, prefix=name))
+        # random.shuffle writes x[i] = x[j], operator.iadd writes, so none of them may be
+        # handed an array of Python objects: the same guard as numpy's functions.
+        return Surface(name, guard_surface(members, prefix=name), instead)
 
-    def public(module: ModuleType, exclude: Iterable[str] = ()) -> Surface:
-        return guarded(module.__name__, members_of(module, exclude))
+    def public(
+        module: ModuleType, exclude: Iterable[str] = (), instead: dict[str, str] | None = None
+    ) -> Surface:
+        return guarded(module.__name__, members_of(module, {*exclude, *(instead or {})}), instead)
 
     return {
         "math": public(math),
         # Python's own generator: allowed (the exercise statement explains why it is the wrong
         # stream), minus the parts that reach the operating system.
         "random": public(py_random, exclude=("SystemRandom", "os", "sys")),
-        "itertools": public(itertools),
+        # zip_longest and islice keep borrowed references across the learner's __next__, which
+        # can re-enter them and free what they hold (CPython gh-142732; red team, round 8);
+        # count adds a learner step object's result to a total it no longer owns (gh-154670):
+        # count takes numbers only.
+        "itertools": Surface(
+            "itertools",
+            {
+                **guard_surface(members_of(itertools, ITERTOOLS_REMOVED), prefix="itertools"),
+                "count": count,
+            },
+            ITERTOOLS_REMOVED,
+        ),
         # The real functools.wraps takes attribute names (assigned=, updated=) and reads and
         # writes them past the guard, e.g. updated=("__globals__",) swaps in real builtins.
         # No cmp_to_key: its C key objects call the comparison with borrowed references, and a
@@ -171,8 +191,12 @@ def stdlib_surfaces() -> dict[str, Surface]:
         "bisect": public(bisect),
         "statistics": public(statistics),
         "fractions": Surface("fractions", {"Fraction": fractions.Fraction}),
-        # operator.attrgetter / methodcaller would look attributes up past the guard.
-        "operator": public(operator, exclude=("attrgetter", "methodcaller")),
+        # operator.attrgetter / methodcaller would look attributes up past the guard;
+        # setitem and delitem would write items past writes.py (a list's slice from a learner
+        # iterator wrote outside the list: gh-120384, red team, round 8).
+        "operator": public(
+            operator, exclude=("attrgetter", "methodcaller"), instead=OPERATOR_REMOVED
+        ),
         "typing": Surface(
             "typing",
             _pick(
@@ -182,6 +206,38 @@ def stdlib_surfaces() -> dict[str, Surface]:
         ),
         "__future__": Surface("__future__", _pick(__import__("__future__"), ["annotations"])),
     }
+
+
+ITERTOOLS_REMOVED = {
+    "zip_longest": "pad the shorter list, then zip: zip(a, b + [None] * (len(a) - len(b)))",
+    "islice": "slice a list (list(it)[start:stop]) or count in a for loop and break",
+}
+OPERATOR_REMOVED = {
+    "setitem": "write obj[key] = value",
+    "delitem": "write del obj[key]",
+}
+
+# What itertools.count adds up: numbers whose addition runs no learner code.
+COUNT_NUMBERS = frozenset({int, float, bool, complex} | NUMERIC_SCALARS)
+
+
+def count(start: Any = 0, step: Any = 1) -> itertools.count[Any]:
+    """itertools.count for learner code: start and step are numbers (int, float, complex, a
+    numpy number), never an object of the learner's, whose ``__radd__`` re-entered the counter
+    and freed its running total (CPython gh-154670; red team, round 8)."""
+    for name, value in (("start", start), ("step", step)):
+        if type(value) not in COUNT_NUMBERS:
+            raise PolicyError(
+                not_available(
+                    f"itertools.count with a {name} of type {type(value).__name__!r}",
+                    "give it an int or a float",
+                )
+            )
+    return itertools.count(start, step)
+
+
+# type(itertools.count(1)) is the stand-in too, never the real class.
+CLASS_STAND_INS[itertools.count] = count
 
 
 def _wraps(wrapped: Any) -> Callable[[Any], Any]:
