@@ -11,6 +11,8 @@ keeps numpy's own conversion and item protocol and is built zeroed (``ndarray.ar
 
 from __future__ import annotations
 
+import collections
+import fractions
 from typing import Any
 
 import numpy as np
@@ -28,6 +30,18 @@ ARRAY_PROTOCOL = frozenset(
 )
 # Python types numpy takes as scalars without asking for __array__.
 NUMPY_SCALARS = (int, float, complex, str, bytes)
+
+# Standard classes whose comparisons read their operands through methods a subclass could
+# override, from inside C code that holds borrowed references (a list comparison, a sort, a
+# heapq or bisect step, deque.index): Fraction reads ``numerator`` and ``denominator`` of any
+# Fraction (red team, round 8), so it is not subclassed at all; a deque compares, and a
+# Counter's comparisons iterate, through ``__iter__``. (OrderedDict, defaultdict, dict, list,
+# tuple and sets compare their own storage.)
+NO_SUBCLASS = (fractions.Fraction,)
+COMPARED_THROUGH = {
+    collections.deque: frozenset({"__iter__"}),
+    collections.Counter: frozenset({"__iter__"}),
+}
 
 
 class LearnerClasses:
@@ -63,6 +77,12 @@ class LearnerClasses:
         for base in bases:
             if not isinstance(base, type):
                 continue
+            if issubclass(base, NO_SUBCLASS):
+                raise PolicyError(refusal.compared_base_refused(base.__name__))
+            for compared, methods in COMPARED_THROUGH.items():
+                overridden = sorted(methods.intersection(namespace))
+                if overridden and issubclass(base, compared):
+                    raise PolicyError(refusal.compared_through(compared.__name__, overridden[0]))
             if from_numpy(base) and not issubclass(base, np.ndarray):
                 # A subclass of a Generator, a dtype or a scalar type gets none of the learner's
                 # use out of numpy and all of its internals (red-teaming: Generator subclasses).

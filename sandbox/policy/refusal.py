@@ -100,6 +100,23 @@ def number_base_refused(base: str) -> str:
     return f"classes cannot derive from {base} in the judge; wrap the value in an attribute instead"
 
 
+def compared_base_refused(base: str) -> str:
+    return (
+        f"classes cannot derive from {base} in the judge: Python compares {base} values by "
+        "reading their attributes from inside its own C code (comparing lists, sorting), "
+        f"where a method of yours could free what that code points at; keep a {base} as an "
+        "attribute instead"
+    )
+
+
+def compared_through(base: str, name: str) -> str:
+    return (
+        f"a subclass of {base} cannot define {name} in the judge: Python compares {base} "
+        f"values through it from inside its own C code (comparing lists, sorting), where your "
+        f"method could free what that code points at; keep a {base} as an attribute instead"
+    )
+
+
 def array_protocol_override(names: list[str]) -> str:
     return f"a subclass of np.ndarray cannot define {', '.join(names)} in the judge"
 

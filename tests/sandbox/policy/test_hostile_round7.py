@@ -322,8 +322,8 @@ def test_a_sequence_that_redefines_how_it_is_read_is_not_an_operand(hostile_judg
         import collections
         a = np.array([3, 1, 2], dtype=object)
         class Two(collections.deque):
-            def __iter__(self):
-                return iter([a])
+            def __getitem__(self, index):
+                return a
         return [np.lexsort(Two([np.zeros(3)])).tolist()], 1
     """
     report, _ = grade(hostile_judge, on_first_case(body))
