@@ -108,7 +108,8 @@ EVERYDAY = {
     "exceptions and generators": (
         "class MyError(ValueError):\n    pass\n",
         "try:\n        raise MyError('x')\n    except ValueError as error:\n        str(error)\n"
-        "    def gen():\n        for x in range(3):\n            yield x\n    assert sum(gen()) == 3",
+        "    def gen():\n        for x in range(3):\n            yield x\n"
+        "    assert sum(gen()) == 3",
     ),
 }
 
