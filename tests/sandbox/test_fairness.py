@@ -129,6 +129,12 @@ def test_a_child_that_gets_no_cpu_is_stopped_by_the_wall_clock_backstop(pool: Po
     # A stopped child is the purest sleeper: it spends no CPU at all. Only the wall clock
     # can end it, and its verdict is the same as a spinner's.
     zygote = pool.status()["zygote_pid"]
+    # The earlier tests' spinners may still be running out their budgets: stopping one of them
+    # instead of this job's child left the spinner to spend its whole CPU budget.
+    deadline = time.monotonic() + 30
+    while pool.status()["in_flight"] or running_children(zygote, min_ticks=1):
+        assert time.monotonic() < deadline, "the pool never went quiet"
+        time.sleep(0.02)
     future = pool.submit(job(SPIN_ON_2))
     stopped: list[int] = []
     while not future.done() and not stopped:
