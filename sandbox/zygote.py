@@ -27,6 +27,7 @@ from typing import Any
 from sandbox import protocol
 from sandbox.budget import (
     DEMOTE_CPU_S,
+    DEMOTE_PRESSED_CPU_S,
     DEMOTE_WALL_S,
     MIN_CHECK_S,
     cpu_seconds,
@@ -98,10 +99,14 @@ class Attempt:
         used = self.cpu_used() if cpu_used is None else cpu_used
         return min(limits.time_ms / 1000 - used, limits.wall_ms / 1000 - self.wall_used(now))
 
-    def demotion_left(self, now: float, cpu_used: float | None = None) -> float:
-        """Seconds before this fast-lane job has run long enough to be demoted."""
+    def demotion_left(
+        self, now: float, cpu_used: float | None = None, pressed: bool = False
+    ) -> float:
+        """Seconds before this fast-lane job has run long enough to be demoted (sooner when
+        ``pressed``: a job waits for a fast slot)."""
         used = self.cpu_used() if cpu_used is None else cpu_used
-        return min(DEMOTE_CPU_S - (used - self.spent_cpu), self.assigned + DEMOTE_WALL_S - now)
+        limit = DEMOTE_PRESSED_CPU_S if pressed else DEMOTE_CPU_S
+        return min(limit - (used - self.spent_cpu), self.assigned + DEMOTE_WALL_S - now)
 
 
 class Zygote:
@@ -439,8 +444,9 @@ class Zygote:
                 del used[attempt]
         room = self.slow_lane - self.slow_in_use()
         demoted = False
+        pressed = bool(self.queue)
         for attempt, cpu in list(used.items()):
-            if attempt.slow or attempt.demotion_left(now, cpu) > 0:
+            if attempt.slow or attempt.demotion_left(now, cpu, pressed) > 0:
                 continue
             if room <= 0 and not self.evict_parked(now):
                 continue
@@ -457,7 +463,9 @@ class Zygote:
         waits = [a.budget_left(now, used.get(a)) for a in self.attempts.values()]
         if room > 0:  # a full slow lane frees only when a child exits, which wakes us anyway
             waits += [
-                a.demotion_left(now, used.get(a)) for a in self.attempts.values() if not a.slow
+                a.demotion_left(now, used.get(a), bool(self.queue))
+                for a in self.attempts.values()
+                if not a.slow
             ]
         return max(MIN_CHECK_S, min(waits))
 
