@@ -324,7 +324,7 @@ class Pool:
         lane, at the lowest CPU priority: they use idle cores only, never a grade's."""
         with self._encoding:  # case inputs other jobs shared, encoded once
             prepared = [self._prepare(job, self._encoded) for job in jobs]
-        for pending, _ in prepared:
+        for pending in prepared:
             pending.demoted = pending.record.demoted = background
             while len(self._encoded) > ENCODED_CASES:
                 self._encoded.pop(next(iter(self._encoded)))
@@ -346,19 +346,19 @@ class Pool:
                 self._restarts += 1
                 self._start()
             ids: list[int] = []
-            job_sources: dict[int, dict[str, str]] = {}
             try:
-                for (pending, helpers), job in zip(prepared, jobs, strict=True):
+                for pending, job in zip(prepared, jobs, strict=True):
                     job_id = next(self._ids)
-                    job_sources[job_id] = trusted_sources(job)
                     self._pending[job_id] = pending
                     ids.append(job_id)
                     key = pending.helpers_key
                     if key is not None and key not in self._helpers_sent:
-                        self._send_helpers(key, helpers)
+                        self._send_compiled({"op": "helpers", "key": key}, job.helpers)
+                    sources = trusted_sources(job)
                     for filename, key in pending.trusted_keys.items():
                         if key not in self._helpers_sent:
-                            self._send_trusted(key, filename, job_sources[job_id][filename])
+                            header = {"op": "trusted", "key": key, "filename": filename}
+                            self._send_compiled(header, sources[filename])
                     self._send_run(job_id, pending, 0)
             except SandboxUnavailable:
                 for job_id in ids:
@@ -367,10 +367,10 @@ class Pool:
         for job_id, job in zip(ids, jobs, strict=True):
             if not job.cases:
                 self._settle(job_id)
-        return [pending.future for pending, _ in prepared]
+        return [pending.future for pending in prepared]
 
     @staticmethod
-    def _prepare(job: Job, encoded: dict[int, tuple[Any, str]]) -> tuple[_Pending, str]:
+    def _prepare(job: Job, encoded: dict[int, tuple[Any, str]]) -> _Pending:
         """A job's frame body and bookkeeping, built before the lock is taken."""
         body = job.body(encoded)
         helpers_key = (
@@ -383,22 +383,15 @@ class Pool:
             filename: trusted_key(filename, source)
             for filename, source in trusted_sources(job).items()
         }
-        return _Pending(Future(), record, body, helpers_key, trusted), job.helpers
+        return _Pending(Future(), record, body, helpers_key, trusted)
 
-    def _send_helpers(self, key: str, helpers: str) -> None:
-        """Have the zygote compile an exercise's helpers (trusted code) for every later child:
-        each submission then compiles only its own source (caller holds the lock)."""
-        body = helpers.encode("utf-8", "surrogatepass")
-        self._write(protocol.encode_with_body({"op": "helpers", "key": key}, body))
-        self._helpers_sent.add(key)
-
-    def _send_trusted(self, key: str, filename: str, source: str) -> None:
-        """Have the zygote compile a trusted driver or trace (plain Python, the same for every
-        learner) once, for every later child (caller holds the lock)."""
-        body = source.encode("utf-8", "surrogatepass")
-        header = {"op": "trusted", "key": key, "filename": filename}
-        self._write(protocol.encode_with_body(header, body))
-        self._helpers_sent.add(key)
+    def _send_compiled(self, header: dict[str, Any], source: str) -> None:
+        """Have the zygote compile an exercise's own code once, for every later child: its
+        helpers (``op`` "helpers", by the learner policy) or its driver or trace ("trusted",
+        plain Python). Each submission then compiles only its own source (caller holds the
+        lock)."""
+        self._write(protocol.encode_with_body(header, source.encode("utf-8", "surrogatepass")))
+        self._helpers_sent.add(header["key"])
 
     def _send_run(self, job_id: int, pending: _Pending, first_case: int) -> None:
         """Ask the zygote to run a job from ``first_case`` on (caller holds the lock)."""
