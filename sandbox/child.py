@@ -274,11 +274,13 @@ def run_job(
         error: dict[str, Any] | None = None
         started = time.perf_counter()
         try:
-            if drive is not None:
-                result = drive(entry, values.CountingGenerator, *arguments.values())
-            else:
-                result = entry(*arguments.values())
-            _restore_numpy_errors()
+            try:
+                if drive is not None:
+                    result = drive(entry, values.CountingGenerator, *arguments.values())
+                else:
+                    result = entry(*arguments.values())
+            finally:  # before any trusted code runs, however the call ended
+                _restore_numpy_errors()
             value = values.tag(result)
         except values.RandomStreamExhausted as exc:
             # Data, not a sentence: the trusted side words it from the draw count.
@@ -288,7 +290,6 @@ def run_job(
         except BaseException as exc:  # SystemExit, KeyboardInterrupt, GeneratorExit, ...
             outcome, error = Outcome.raised, learner_error(exc)
         duration_ms = (time.perf_counter() - started) * 1000
-        _restore_numpy_errors()
         draws = drawn = None
         if job.random_mode is RandomMode.generator and job.rng_argument is not None:
             draws = arguments[job.rng_argument].draws
