@@ -52,11 +52,11 @@ LEARNER_SPECIAL_METHODS = (ALLOWED_FUNC_NAMES - frozenset(REFUSED_SPECIAL_METHOD
 
 def _first_yield(block: ast.AST) -> ast.AST | None:
     """The first yield within ``block``, not looking into the functions or classes it defines
-    (their yields belong to other generators)."""
+    (their yields belong to other generators; ``yield from`` is refused everywhere)."""
     pending = list(ast.iter_child_nodes(block))
     while pending:
         node = pending.pop(0)
-        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+        if isinstance(node, ast.Yield):
             return node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             pending.extend(ast.iter_child_nodes(node))
