@@ -57,11 +57,6 @@ class FreshCases:
         self._ready: dict[str, RandomSet] = {}
         self._drawing: set[str] = set()
 
-    def take(self, exercise: Exercise) -> tuple[int, list[dict[str, Any]]]:
-        """(seed, random inputs) for one Submit: the set drawn ahead, or one drawn now."""
-        drawn = self.take_set(exercise)
-        return drawn.seed, drawn.inputs
-
     def take_set(self, exercise: Exercise) -> RandomSet:
         """The set drawn ahead (with its reference job, if one was started), or one drawn now."""
         with self._lock:

@@ -243,10 +243,8 @@ class Judge:
         check = exercise.distribution
         if check is None:
             return []
-        return list(
-            check_jobs.check_jobs(
-                check, code, exercise.entry_point, exercise.helpers_code, exercise.limits
-            )
+        return check_jobs.check_jobs(
+            check, code, exercise.entry_point, exercise.helpers_code, exercise.limits
         )
 
     async def _checked(

@@ -55,13 +55,15 @@ def test_random_cases_replay_from_their_seed_and_differ_across_seeds() -> None:
 def test_fresh_cases_are_drawn_ahead_and_handed_out_once() -> None:
     exercise = load_exercise(EXERCISES_DIR / "speculative-decoding-verify")
     fresh = case_sets.FreshCases()
-    first_seed, first = fresh.take(exercise)  # none ready: drawn now
-    assert first == case_sets.random_inputs(exercise, first_seed)  # replays from its seed
+    first = fresh.take_set(exercise)  # none ready: drawn now
+    first_seed = first.seed
+    assert first.inputs == case_sets.random_inputs(exercise, first_seed)  # replays from its seed
     fresh.restock(exercise)
     fresh.restock(exercise)  # one set waits at most
-    seed, drawn = fresh.take(exercise)
-    assert drawn == case_sets.random_inputs(exercise, seed)
-    again, _ = fresh.take(exercise)  # the stocked set went once; this one is new
+    stocked = fresh.take_set(exercise)
+    seed = stocked.seed
+    assert stocked.inputs == case_sets.random_inputs(exercise, seed)
+    again = fresh.take_set(exercise).seed  # the stocked set went once; this one is new
     seeds = {first_seed, seed, again}
     assert len(seeds) == 3 and all(0 <= s < 2**31 for s in seeds)
 
