@@ -21,6 +21,7 @@ import signal
 import sys
 import time
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,23 +192,23 @@ class Zygote:
 
     def remember_helpers(self, key: str, body: bytes) -> None:
         """Compile an exercise's helpers (the host's own code, never a learner's) once."""
-        try:
-            self.helpers[key] = compile_learner(body.decode("utf-8"), HELPERS_FILENAME)
-        except Exception:  # noqa: BLE001 - a child then compiles them itself, and reports
-            return
-        while len(self.helpers) > HELPERS_ENTRIES:
-            self.helpers.popitem(last=False)
+        _remember(
+            self.helpers,
+            key,
+            lambda: compile_learner(body.decode("utf-8"), HELPERS_FILENAME),
+            HELPERS_ENTRIES,
+        )
 
     def remember_trusted(self, key: str, filename: Any, body: bytes) -> None:
         """Compile an exercise's driver or trace (the host's own code) once, as plain Python."""
         if filename not in (DRIVER_FILENAME, TRACE_FILENAME):
             return
-        try:
-            self.trusted[key] = compile(body.decode("utf-8"), filename, "exec")
-        except Exception:  # noqa: BLE001 - a child then compiles it itself, and reports
-            return
-        while len(self.trusted) > 2 * HELPERS_ENTRIES:
-            self.trusted.popitem(last=False)
+        _remember(
+            self.trusted,
+            key,
+            lambda: compile(body.decode("utf-8"), filename, "exec"),
+            2 * HELPERS_ENTRIES,
+        )
 
     # -- children -----------------------------------------------------------------------
 
@@ -506,6 +507,19 @@ class Zygote:
         while self.spares:
             self.discard(self.spares.popleft())
         self.confinement.close()
+
+
+def _remember(
+    cache: OrderedDict[str, Any], key: str, compiling: Callable[[], Any], most: int
+) -> None:
+    """Keep what ``compiling()`` gives under ``key``, the oldest entries dropped past ``most``.
+    A failure keeps nothing: a child then compiles the source itself, and reports."""
+    try:
+        cache[key] = compiling()
+    except Exception:  # noqa: BLE001
+        return
+    while len(cache) > most:
+        cache.popitem(last=False)
 
 
 def main() -> None:
