@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from abc import ABCMeta
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from types import ModuleType, WrapperDescriptorType
 from typing import Any
 
@@ -36,6 +36,7 @@ ELEMENTWISE_WITH_WHERE = frozenset(["clip"])
 # ufunc methods that reduce or scatter over an operand (np.maximum.reduce(a), ...).
 UFUNC_METHODS = frozenset("reduce accumulate reduceat at outer".split())
 _ARRAY_CLASS = np.ndarray
+_FLOAT64 = np.dtype(np.float64)  # numpy keeps one; its id is among NUMERIC_DTYPE_IDS
 
 
 def guarded_call(function: Callable[..., Any], what: str) -> Callable[..., Any]:
@@ -44,44 +45,48 @@ def guarded_call(function: Callable[..., Any], what: str) -> Callable[..., Any]:
     return _named(_guarded(function, what, elementwise=False), function)
 
 
-def _checked_call(
-    function: Callable[..., Any], what: str, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> Any:
-    """Call ``function`` under the two numpy rules: operands first, then what comes back.
+def _checking(function: Callable[..., Any], what: str) -> Callable[..., Any]:
+    """``function`` called under the two numpy rules: operands first, then what comes back.
 
-    Values ``kinds.plain`` passes (numbers, numeric arrays of numpy's own class), which no rule
-    could refuse, are told apart here without a call: this runs for every numpy call learner
-    code makes. Anything else goes to the rules themselves.
+    This runs for every numpy call learner code makes, so it is one frame, and the values
+    ``kinds.plain`` passes (numbers, numeric arrays of numpy's own class), which no rule could
+    refuse, are told apart inline by its test, without a call (numpy's own class first, then
+    float64 by identity, the commonest dtype, before the set of numeric dtypes); anything else
+    goes to the rules themselves.
     """
-    if not _all_plain(args) or (kwargs and not _all_plain(kwargs.values())):
-        object_arrays.refuse_operands(what, args, kwargs)
-    try:
-        result = function(*args, **kwargs)
-    except BaseException as exc:  # the handler ends before the raise: no context is kept
-        failure: BaseException | None = exc
-    else:
-        failure = None
-    if failure is not None:
-        raise without_hidden_objects(failure)
-    kind = type(result)
-    if kind not in PLAIN_TYPES and not (
-        kind is _ARRAY_CLASS and id(result.dtype) in NUMERIC_DTYPE_IDS
-    ):
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        for value in (*args, *kwargs.values()) if kwargs else args:
+            kind = type(value)
+            if kind is _ARRAY_CLASS:
+                dtype = value.dtype
+                if dtype is _FLOAT64 or id(dtype) in NUMERIC_DTYPE_IDS:
+                    continue
+            elif kind in PLAIN_TYPES:
+                continue
+            object_arrays.refuse_operands(what, args, kwargs)
+            break
+        try:
+            result = function(*args, **kwargs)
+        except BaseException as exc:  # the handler ends before the raise: no context is kept
+            failure: BaseException | None = exc
+        else:
+            failure = None
+        if failure is not None:
+            raise without_hidden_objects(failure)
+        kind = type(result)
+        if kind is _ARRAY_CLASS:
+            dtype = result.dtype
+            if dtype is _FLOAT64 or id(dtype) in NUMERIC_DTYPE_IDS:
+                return result
+        elif kind in PLAIN_TYPES:
+            return result
         parts = result if kind is tuple else (result,)
         memory.refuse_structured(what, parts)
         object_arrays.refuse_results(what, parts)
-    return result
+        return result
 
-
-def _all_plain(values: Iterable[Any]) -> bool:
-    """Whether every value is one no numpy rule could refuse (told apart without a call)."""
-    for value in values:
-        kind = type(value)
-        if kind not in PLAIN_TYPES and not (
-            kind is _ARRAY_CLASS and id(value.dtype) in NUMERIC_DTYPE_IDS
-        ):
-            return False
-    return True
+    return checked
 
 
 _PLAIN_ARGUMENTS = (str, bytes, int, float, complex, bool, type(None), np.dtype)
@@ -114,33 +119,19 @@ def without_hidden_objects(failure: BaseException) -> BaseException:
     return fresh
 
 
-def _masked(
-    function: Callable[..., Any], what: str, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> Any:
-    """``_checked_call`` of an elementwise function given ``where=``: unwritten slots zeroed."""
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return _checked_call(function, what, args, kwargs)
-
-    return memory.masked_call(call, args, kwargs)
-
-
 def _guarded(function: Callable[..., Any], what: str, elementwise: bool) -> Callable[..., Any]:
     """``guarded_call``, plus the ``where=`` zeroing of ``memory.masked_call`` when
     ``elementwise``. Made on every method read, so kept cheap (no ``functools.wraps``)."""
-    if elementwise:
+    checked = _checking(function, what)
+    if not elementwise:
+        return checked
 
-        def guarded(*args: Any, **kwargs: Any) -> Any:
-            if "where" in kwargs:
-                return _masked(function, what, args, kwargs)
-            return _checked_call(function, what, args, kwargs)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        if "where" in kwargs:
+            return memory.masked_call(checked, args, kwargs)
+        return checked(*args, **kwargs)
 
-        return guarded
-
-    def checked(*args: Any, **kwargs: Any) -> Any:
-        return _checked_call(function, what, args, kwargs)
-
-    return checked
+    return guarded
 
 
 def _method(
@@ -163,16 +154,16 @@ def _named(guard: Callable[..., Any], function: Callable[..., Any]) -> Callable[
 class GuardedUfunc:
     """A numpy ufunc as learner code sees it: guarded calls, and guarded methods."""
 
-    __slots__ = ("_ufunc", "_what")
+    __slots__ = ("_ufunc", "_checked")
 
     def __init__(self, ufunc: np.ufunc) -> None:
         object.__setattr__(self, "_ufunc", ufunc)
-        object.__setattr__(self, "_what", f"np.{ufunc.__name__}")
+        object.__setattr__(self, "_checked", _checking(ufunc, f"np.{ufunc.__name__}"))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if "where" in kwargs:
-            return _masked(self._ufunc, self._what, args, kwargs)
-        return _checked_call(self._ufunc, self._what, args, kwargs)
+            return memory.masked_call(self._checked, args, kwargs)
+        return self._checked(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         ufunc = object.__getattribute__(self, "_ufunc")
