@@ -309,27 +309,66 @@ def guard_sorted_attribute(kind: str, obj: Any, name: str, value: Any) -> Any:
     if kind is AS_IS:
         # Neither numpy's nor a class, a module or super: no numpy rule concerns it.
         return value
-    if kind is _ARRAY:
-        memory.check_attribute(obj, name)
+    if kind is EACH_TIME:
+        return _guard_attribute_walk(obj, name, value)
+    cls = type(obj)
+    read = _MEMBER_READS.get((id(cls), name))
+    if read is None or read[0] is not cls:
+        read = _first_read(kind, obj, name)
+    _, asks_dtype, exception_args, what, qualname, elementwise = read
+    if asks_dtype and not (
+        cls is _ARRAY_CLASS and (obj.dtype is _FLOAT64 or id(obj.dtype) in NUMERIC_DTYPE_IDS)
+    ):
+        # A numeric array of numpy's own class holds no objects (kinds.plain); any other
+        # array or scalar is asked in full, every time: its dtype is never remembered.
         object_arrays.check_attribute(obj, name)
-        if not callable(value):
-            return value
-        if isinstance(value, type) and value in CLASS_STAND_INS:
-            return CLASS_STAND_INS[value]
-        return _method(value, f"ndarray.{name}", name in ELEMENTWISE_WITH_WHERE, type(obj), name)
-    if kind is _NUMPY_OBJECT:
-        memory.check_attribute(obj, name)
+    if exception_args:
+        # An operator's error (strings + floats) reaches learner code unguarded, the raw
+        # ufunc in its args: they read as the message alone (red team, round 5).
+        return without_hidden_objects(obj).args
+    if not callable(value):
+        return value
+    if isinstance(value, type) and value in CLASS_STAND_INS:
+        return CLASS_STAND_INS[value]  # a.dtype.type
+    guard = _guarded(value, what, elementwise)
+    guard.__name__ = name  # named as Python names the method (ndarray.sum), for printing
+    guard.__qualname__ = qualname
+    return guard
+
+
+# What reading ``name`` on instances of a sorted numpy class (an array class, or another class
+# of numpy's or of a standard module) asks besides the value read, by (id(class), name): the
+# rules that look at the class and the name alone (memory's, registration) passed on the first
+# read, and what is left is kept here. Held as SORTED_CLASSES holds its classes (each entry
+# holds its class, so its id is never reused); bounded, since learner code can make names.
+_MEMBER_READS: dict[tuple[int, str], tuple[type, bool, bool, str, str, bool]] = {}
+_MEMBER_READS_LIMIT = 4096
+
+
+def _first_read(kind: str, obj: Any, name: str) -> tuple[type, bool, bool, str, str, bool]:
+    """Apply the rules of ``obj.name`` that ask only ``obj``'s class and ``name`` (raising if one
+    refuses), and say what each read of it still asks: (the class, whether object_arrays asks
+    the dtype, whether it is an exception's args, the refusals' name for it, the guard's
+    qualname, whether it takes where=)."""
+    cls = type(obj)
+    memory.check_attribute(obj, name)
+    if kind is _ARRAY:
+        read = (
+            cls,
+            name not in object_arrays.OBJECT_ARRAY_ATTRIBUTES,
+            False,
+            f"ndarray.{name}",
+            f"{cls.__name__}.{name}",
+            name in ELEMENTWISE_WITH_WHERE,
+        )
+    else:
         refuse_registration(obj, name)
-        if name == "args" and isinstance(obj, BaseException):
-            # An operator's error (strings + floats) reaches learner code unguarded, the raw
-            # ufunc in its args: they read as the message alone (red team, round 5).
-            return without_hidden_objects(obj).args
-        if not callable(value):
-            return value
-        if isinstance(value, type) and value in CLASS_STAND_INS:
-            return CLASS_STAND_INS[value]  # a.dtype.type
-        return _method(value, f"{type(obj).__name__}.{name}", False, type(obj), name)
-    return _guard_attribute_walk(obj, name, value)
+        exception_args = name == "args" and isinstance(obj, BaseException)
+        what = f"{cls.__name__}.{name}"
+        read = (cls, False, exception_args, what, what, False)
+    if len(_MEMBER_READS) < _MEMBER_READS_LIMIT:
+        _MEMBER_READS[(id(cls), name)] = read
+    return read
 
 
 def _guard_attribute_walk(obj: Any, name: str, value: Any) -> Any:

@@ -124,6 +124,74 @@ def test_a_full_cache_still_sorts_every_class(monkeypatch: pytest.MonkeyPatch) -
     assert numpy_access.SORTED_CLASSES == {}
 
 
+# -- members read once on a sorted numpy class: the instance is still asked -------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a numeric array's sum read (and called) first: an object array's is still refused
+        "np.ones(2).sum\n    np.ones(2).sum()\n    return a.sum",
+        # a refusal is never remembered as a readable member
+        "try:\n        np.zeros(2).resize\n    except Exception:\n        pass\n"
+        "    return np.zeros(2).resize((3,))",
+        # a numpy object's method read on numeric data first keeps its operand rule
+        "g = np.random.default_rng(0)\n    g.shuffle(np.zeros(2))\n    return g.shuffle(a)",
+    ],
+)
+def test_a_member_read_once_keeps_every_rule(body: str) -> None:
+    with pytest.raises(PolicyError):
+        run(with_objects(body))
+
+
+class _Sneaky(np.ndarray):
+    """An array subclass that shadows ``dtype`` (learner code may define one; it cannot make an
+    object array of it, but the read rule must not rest on that)."""
+
+    dtype = np.dtype(float)  # type: ignore[assignment]
+
+
+def test_a_member_read_once_on_a_subclass_asks_numpys_own_dtype_every_time() -> None:
+    numeric = np.zeros(2).view(_Sneaky)
+    objects = np.array([1, 2], dtype=object).view(_Sneaky)
+    for _ in range(2):  # the second time, after the member read was remembered
+        assert callable(numpy_access.guard_attribute(numeric, "sum", numeric.sum))
+        with pytest.raises(PolicyError, match="Python objects"):
+            numpy_access.guard_attribute(objects, "sum", objects.sum)
+
+
+def test_an_errors_args_read_once_still_read_as_its_message() -> None:
+    source = (
+        "def f():\n"
+        "    found = []\n"
+        "    for right in (np.array([1.5]), np.array([2.5])):\n"
+        "        try:\n"
+        "            np.array(['a']) + right\n"
+        "        except TypeError as e:\n"
+        "            found.append(e.args)\n"
+        "    return found\n"
+    )
+    found = run(source)
+    assert len(found) == 2
+    assert all(type(argument) is str for args in found for argument in args), found
+
+
+def test_what_an_object_array_may_read_is_still_read_after_a_numeric_one() -> None:
+    body = "np.ones(2).shape\n    np.ones(2).copy()\n    return [a.shape, a.copy().tolist()]"
+    assert run(with_objects(body)) == [(3,), [3, 1, 2]]
+
+
+def test_a_full_member_cache_still_asks_every_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(numpy_access, "_MEMBER_READS", {})
+    monkeypatch.setattr(numpy_access, "_MEMBER_READS_LIMIT", 0)
+    with pytest.raises(PolicyError, match="Python objects"):
+        run(with_objects("np.ones(2).sum()\n    return a.sum()"))
+    with pytest.raises(PolicyError, match="ndarray.resize is not available"):
+        run("def f():\n    np.zeros(2).resize\n")
+    assert run("def f():\n    return float(np.ones(2).sum())\n") == 2.0
+    assert numpy_access._MEMBER_READS == {}
+
+
 # -- names found readable once: the object is still asked ------------------------------------
 
 
