@@ -27,6 +27,7 @@ from sandbox.policy.numpy_access import (
     guard_sorted_attribute,
 )
 from sandbox.policy.refusal import PolicyError
+from sandbox.policy.surfaces import Surface
 
 # Attribute names refused on every object, whatever its type: they lead to files, pickles,
 # raw memory or the interpreter's internals. ('capsule': a BitGenerator's PyCapsule holds no
@@ -128,20 +129,44 @@ _READABLE_NAMES: set[str] = set()
 _READABLE_LIMIT = 4096
 
 
-def learner_getattr(obj: Any, name: str, default: Any = ..., /) -> Any:
-    """``getattr`` (and every ``obj.name``) in learner code."""
-    if type(name) is str and name in _READABLE_NAMES:
+# What the shortcut finds for a class not sorted yet: never its class, so the rules are asked.
+_UNSORTED = (None, EACH_TIME)
+
+
+def learner_attribute(obj: Any, name: str, /) -> Any:
+    """Every ``obj.name`` in learner code (RestrictedPython's ``_getattr_``): the commonest reads
+    go straight to what is left to ask, the rest to the whole rule.
+
+    ``name`` is a str: the compiled code's constant (learner code cannot name ``_getattr_``),
+    or what ``learner_getattr`` checked."""
+    if name in _READABLE_NAMES:
         cls = type(obj)
-        entry = SORTED_CLASSES.get(id(cls))
-        if entry is not None and entry[0] is cls and obj.__class__ is cls:
+        if cls is Surface or cls is list:
+            # The classes read most (every np.x, every list method), by exact type: sorted as
+            # is, and their instances cannot answer for their own class (``_reports_its_own_
+            # class``; tests/sandbox/policy/test_fast_paths.py checks both).
+            return getattr(obj, name)
+        entry = SORTED_CLASSES.get(cls if type(cls) is type else id(cls), _UNSORTED)
+        if entry[0] is cls and obj.__class__ is cls:
             # A name already found readable, on an object of a class already sorted as not a
             # module, a class or super: only guard_attribute's rules are left to apply.
             kind = entry[1]
             if kind is AS_IS:
-                return getattr(obj, name) if default is ... else getattr(obj, name, default)
+                return getattr(obj, name)
             if kind is not EACH_TIME:
-                value = getattr(obj, name) if default is ... else getattr(obj, name, default)
-                return guard_sorted_attribute(kind, obj, name, value)
+                return guard_sorted_attribute(kind, obj, name, getattr(obj, name))
+    return _read(obj, name, ...)
+
+
+def learner_getattr(obj: Any, name: str, default: Any = ..., /) -> Any:
+    """``getattr`` in learner code."""
+    if default is ... and type(name) is str:
+        return learner_attribute(obj, name)
+    return _read(obj, name, default)
+
+
+def _read(obj: Any, name: str, default: Any) -> Any:
+    """The whole rule of ``getattr(obj, name[, default])`` (``default`` is ``...`` if none)."""
     if name == "__init__" and type(obj) is super:
         # super().__init__(...) in a learner's class: the parent's initialiser, bound to
         # the learner's own object (or object.__init__, a no-op, for anything else).

@@ -21,7 +21,7 @@ from RestrictedPython.Guards import (
 )
 
 from sandbox.policy import refusal
-from sandbox.policy.attributes import learner_getattr, learner_hasattr
+from sandbox.policy.attributes import learner_attribute, learner_getattr, learner_hasattr
 from sandbox.policy.classes import LearnerClasses
 from sandbox.policy.copying import LEARNER_MODULE
 from sandbox.policy.imports import import_module, learner_modules
@@ -75,7 +75,7 @@ class Policy:
             "__builtins__": self.builtins(),
             "__name__": LEARNER_MODULE,
             "__metaclass__": self.classes.build,
-            "_getattr_": learner_getattr,
+            "_getattr_": learner_attribute,
             "_getitem_": operator.getitem,
             "_getiter_": iter,
             "_iter_unpack_sequence_": guarded_iter_unpack_sequence,

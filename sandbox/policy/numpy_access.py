@@ -243,10 +243,12 @@ def lookup_hidden(real: Any, name: str, shown: str) -> Any:
 # ufuncs, numpy's flexible scalars (np.void, np.str_, np.bytes_).
 AS_IS, _ARRAY, _NUMPY_OBJECT, EACH_TIME = "as is", "array", "numpy object", "each time"
 _EACH_TIME_BASES = (type, super, ModuleType, np.ufunc, np.flexible)
-# Keyed by id, the class itself checked on the way out: looking a class up never runs a
-# metaclass's __hash__ or __eq__. Each entry holds its class, so its id is never reused.
-# ``attributes.learner_getattr`` reads it too, to go straight to ``guard_sorted_attribute``.
-SORTED_CLASSES: dict[int, tuple[type, str]] = {}
+# Looking a class up never runs a metaclass's __hash__ or __eq__: a class whose metaclass is
+# exactly ``type`` is its own key (its hash is its address, its comparison identity, both in C),
+# any other is keyed by its id (``class_key``), the class itself checked on the way out. Each
+# entry holds its class, so its id is never reused. ``attributes.learner_attribute`` reads it
+# too (the key spelled inline), to go straight to ``guard_sorted_attribute``.
+SORTED_CLASSES: dict[object, tuple[type, str]] = {}
 _SORTED_LIMIT = 4096  # learner code can make classes without end: past this, sort each time
 _OBJECT_CLASS = object.__dict__["__class__"]
 
@@ -272,14 +274,20 @@ def _sort(cls: type) -> str:
     return _NUMPY_OBJECT if from_guarded_library(cls) else AS_IS
 
 
+def class_key(cls: type) -> object:
+    """What ``cls`` is looked up by: itself if its metaclass is exactly ``type``, else its id."""
+    return cls if type(cls) is type else id(cls)
+
+
 def sort_class(cls: type) -> str:
     """How ``guard_attribute`` treats instances of ``cls`` (sorted once, then remembered)."""
-    entry = SORTED_CLASSES.get(id(cls))
+    key = class_key(cls)
+    entry = SORTED_CLASSES.get(key)
     if entry is not None and entry[0] is cls:
         return entry[1]
     kind = _sort(cls)
     if len(SORTED_CLASSES) < _SORTED_LIMIT:
-        SORTED_CLASSES[id(cls)] = (cls, kind)
+        SORTED_CLASSES[key] = (cls, kind)
     return kind
 
 

@@ -14,6 +14,7 @@ import pytest
 from sandbox.policy import CompileFailure, PolicyError, attributes, compile_learner, numpy_access
 from sandbox.policy.attributes import learner_getattr
 from sandbox.policy.kinds import plain
+from sandbox.policy.surfaces import Surface
 from tests.sandbox.policy.learner import run, with_objects
 
 # -- classes sorted once: the dtype, the name and the object are still asked every time -------
@@ -209,6 +210,32 @@ def test_a_full_member_cache_still_asks_every_rule(monkeypatch: pytest.MonkeyPat
 def test_a_name_read_once_keeps_every_rule(body: str) -> None:
     source = "class Holder:\n    sort = resize = view = missing_on_numpy = 1\n" + with_objects(body)
     with pytest.raises(Exception, match="not available in the judge"):
+        run(source)
+
+
+def test_the_classes_read_by_exact_type_are_sorted_as_is_and_report_their_own_class() -> None:
+    # learner_attribute reads names on these without looking their class up: that must be
+    # what the lookup would have said.
+    for cls in (Surface, list):
+        assert numpy_access._sort(cls) is numpy_access.AS_IS
+        assert numpy_access._reports_its_own_class(cls)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "getattr(np, 'lib')",  # blocked, on a surface
+        "getattr(np, '__dict__')",
+        "getattr(tokens, '__class__')",  # underscore, on a list
+        "getattr(tokens, 'gi_frame', None)",  # blocked, with a default
+    ],
+)
+def test_names_read_by_exact_type_still_follow_the_name_rule(expression: str) -> None:
+    source = (
+        "def f():\n    tokens = []\n    tokens.append(np.maximum(1, 2))\n    np.cumsum\n"
+        f"    return {expression}\n"
+    )
+    with pytest.raises(Exception, match="not available|not allowed|invalid attribute"):
         run(source)
 
 
