@@ -16,10 +16,12 @@ from collections.abc import Mapping, Sequence
 from types import BuiltinMethodType, ModuleType
 from typing import Any
 
+import numpy as np
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
 from sandbox.policy import refusal
 from sandbox.policy.numpy_access import (
+    ARRAY,
     AS_IS,
     EACH_TIME,
     SORTED_CLASSES,
@@ -28,6 +30,8 @@ from sandbox.policy.numpy_access import (
 )
 from sandbox.policy.refusal import PolicyError
 from sandbox.policy.surfaces import Surface
+
+_ARRAY_CLASS = np.ndarray
 
 # Attribute names refused on every object, whatever its type: they lead to files, pickles,
 # raw memory or the interpreter's internals. ('capsule': a BitGenerator's PyCapsule holds no
@@ -141,11 +145,13 @@ def learner_attribute(obj: Any, name: str, /) -> Any:
     or what ``learner_getattr`` checked."""
     if name in _READABLE_NAMES:
         cls = type(obj)
+        # The classes read most (every np.x, every list and array method), by exact type:
+        # sorted as below, and their instances cannot answer for their own class
+        # (``_reports_its_own_class``; tests/sandbox/policy/test_fast_paths.py checks both).
         if cls is Surface or cls is list:
-            # The classes read most (every np.x, every list method), by exact type: sorted as
-            # is, and their instances cannot answer for their own class (``_reports_its_own_
-            # class``; tests/sandbox/policy/test_fast_paths.py checks both).
             return getattr(obj, name)
+        if cls is _ARRAY_CLASS:
+            return guard_sorted_attribute(ARRAY, obj, name, getattr(obj, name))
         entry = SORTED_CLASSES.get(cls if type(cls) is type else id(cls), _UNSORTED)
         if entry[0] is cls and obj.__class__ is cls:
             # A name already found readable, on an object of a class already sorted as not a

@@ -241,7 +241,7 @@ def lookup_hidden(real: Any, name: str, shown: str) -> Any:
 # cannot assign ``obj.__class__``. Classes whose instances need the whole walk every time:
 # ``super`` (the rules apply to its ``__self__``), classes (instances of ``type``), modules,
 # ufuncs, numpy's flexible scalars (np.void, np.str_, np.bytes_).
-AS_IS, _ARRAY, _NUMPY_OBJECT, EACH_TIME = "as is", "array", "numpy object", "each time"
+AS_IS, ARRAY, _NUMPY_OBJECT, EACH_TIME = "as is", "array", "numpy object", "each time"
 _EACH_TIME_BASES = (type, super, ModuleType, np.ufunc, np.flexible)
 # Looking a class up never runs a metaclass's __hash__ or __eq__: a class whose metaclass is
 # exactly ``type`` is its own key (its hash is its address, its comparison identity, both in C),
@@ -270,7 +270,7 @@ def _sort(cls: type) -> str:
     if not _reports_its_own_class(cls) or issubclass(cls, _EACH_TIME_BASES):
         return EACH_TIME
     if issubclass(cls, (np.ndarray, np.generic)):
-        return _ARRAY
+        return ARRAY
     return _NUMPY_OBJECT if from_guarded_library(cls) else AS_IS
 
 
@@ -320,7 +320,7 @@ def guard_sorted_attribute(kind: str, obj: Any, name: str, value: Any) -> Any:
     if kind is EACH_TIME:
         return _guard_attribute_walk(obj, name, value)
     cls = type(obj)
-    read = _MEMBER_READS.get((id(cls), name))
+    read = _MEMBER_READS.get((cls if type(cls) is type else id(cls), name))
     if read is None or read[0] is not cls:
         read = _first_read(kind, obj, name)
     _, asks_dtype, exception_args, what, qualname, elementwise = read
@@ -338,18 +338,18 @@ def guard_sorted_attribute(kind: str, obj: Any, name: str, value: Any) -> Any:
         return value
     if isinstance(value, type) and value in CLASS_STAND_INS:
         return CLASS_STAND_INS[value]  # a.dtype.type
-    guard = _guarded(value, what, elementwise)
+    guard = _guarded(value, what, True) if elementwise else _checking(value, what)
     guard.__name__ = name  # named as Python names the method (ndarray.sum), for printing
     guard.__qualname__ = qualname
     return guard
 
 
 # What reading ``name`` on instances of a sorted numpy class (an array class, or another class
-# of numpy's or of a standard module) asks besides the value read, by (id(class), name): the
+# of numpy's or of a standard module) asks besides the value read, by (class_key, name): the
 # rules that look at the class and the name alone (memory's, registration) passed on the first
 # read, and what is left is kept here. Held as SORTED_CLASSES holds its classes (each entry
 # holds its class, so its id is never reused); bounded, since learner code can make names.
-_MEMBER_READS: dict[tuple[int, str], tuple[type, bool, bool, str, str, bool]] = {}
+_MEMBER_READS: dict[tuple[object, str], tuple[type, bool, bool, str, str, bool]] = {}
 _MEMBER_READS_LIMIT = 4096
 
 
@@ -360,7 +360,7 @@ def _first_read(kind: str, obj: Any, name: str) -> tuple[type, bool, bool, str, 
     qualname, whether it takes where=)."""
     cls = type(obj)
     memory.check_attribute(obj, name)
-    if kind is _ARRAY:
+    if kind is ARRAY:
         read = (
             cls,
             name not in object_arrays.OBJECT_ARRAY_ATTRIBUTES,
@@ -375,7 +375,7 @@ def _first_read(kind: str, obj: Any, name: str) -> tuple[type, bool, bool, str, 
         what = f"{cls.__name__}.{name}"
         read = (cls, False, exception_args, what, what, False)
     if len(_MEMBER_READS) < _MEMBER_READS_LIMIT:
-        _MEMBER_READS[(id(cls), name)] = read
+        _MEMBER_READS[(class_key(cls), name)] = read
     return read
 
 

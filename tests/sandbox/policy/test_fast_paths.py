@@ -213,12 +213,14 @@ def test_a_name_read_once_keeps_every_rule(body: str) -> None:
         run(source)
 
 
-def test_the_classes_read_by_exact_type_are_sorted_as_is_and_report_their_own_class() -> None:
+def test_the_classes_read_by_exact_type_are_sorted_as_the_shortcut_reads_them() -> None:
     # learner_attribute reads names on these without looking their class up: that must be
     # what the lookup would have said.
-    for cls in (Surface, list):
-        assert numpy_access._sort(cls) is numpy_access.AS_IS
+    for cls, kind in ((Surface, numpy_access.AS_IS), (list, numpy_access.AS_IS)):
+        assert numpy_access._sort(cls) is kind
         assert numpy_access._reports_its_own_class(cls)
+    assert numpy_access._sort(np.ndarray) is numpy_access.ARRAY
+    assert numpy_access._reports_its_own_class(np.ndarray)
 
 
 @pytest.mark.parametrize(
