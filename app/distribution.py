@@ -15,11 +15,20 @@ least MIN_EXPECTED expected counts) at its share divided by CHI2_SAFETY: the exa
 tail is heavier than the asymptotic one at these trial counts (simulated, 4 million correct
 runs of 400 steps over six tokens: 1.5e-5 past the 1e-5 quantile), so the share is taken ten
 times smaller. Seeds are fixed, so a verdict is reproducible.
+
+A pair may declare a first look: its first ``first_look`` trials run alone, and when every test
+of the pair is clearly within what a correct step gives (each statistic under the quantile a
+correct step exceeds with probability CONTINUE), the pair is settled there and its other trials
+never run. Otherwise they run, and the verdict is on all of them, at the usual thresholds. A
+look that can only stop the check *passing* never adds to the false-fail rate; what it costs is
+power, the chance that a wrong step looks clearly right early, which
+``tools/distribution_power.py`` computes for each golden mistake beside the final test's.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +41,11 @@ FALSE_FAIL = 1e-6
 CHI2_SAFETY = 10.0
 MIN_EXPECTED = 20.0
 MAX_TRIALS = 100_000
+# At a first look, a correct step is sent on to the rest of its trials with probability about
+# this, per test (the chi-square's quantile is asymptotic, Bernstein's margin holds exactly).
+CONTINUE = 0.05
 DRIVER_FILE = "distribution.py"
+PAIR_KEYS = {"name", "p", "q", "trials", "seed"}
 
 # What a step that is right in distribution but wrong draw by draw should learn from the check.
 ORDER_LESSON = (
@@ -50,6 +63,7 @@ class Pair:
     q: tuple[tuple[float, ...], ...]  # gamma rows
     trials: int
     seed: int
+    first_look: int | None = None  # trials run before deciding whether the rest are needed
 
     @property
     def gamma(self) -> int:
@@ -108,8 +122,10 @@ def load_check(raw: Any, folder: Path) -> DistributionCheck | None:
     pairs = []
     for index, item in enumerate(raw.get("pairs", []), start=1):
         where = f"distribution pair {index}"
-        if not isinstance(item, dict) or set(item) != {"name", "p", "q", "trials", "seed"}:
-            raise ValueError(f"{where}: needs exactly name, p, q, trials and seed")
+        if not isinstance(item, dict) or not PAIR_KEYS <= set(item) <= PAIR_KEYS | {"first_look"}:
+            raise ValueError(
+                f"{where}: needs exactly name, p, q, trials and seed (first_look may be added)"
+            )
         p, q = _rows(item["p"], "p", where), _rows(item["q"], "q", where)
         if len(p) != len(q) + 1 or len(p[0]) != len(q[0]):
             raise ValueError(f"{where}: p needs one row more than q, of the same length")
@@ -118,7 +134,10 @@ def load_check(raw: Any, folder: Path) -> DistributionCheck | None:
             raise ValueError(f"{where}: trials must be an integer from 1 to {MAX_TRIALS}")
         if type(seed) is not int or seed < 0:
             raise ValueError(f"{where}: seed must be a non-negative integer")
-        pairs.append(Pair(str(item["name"]), p, q, trials, seed))
+        look = item.get("first_look")
+        if look is not None and (type(look) is not int or not 1 <= look < trials):
+            raise ValueError(f"{where}: first_look must be an integer from 1 to trials - 1")
+        pairs.append(Pair(str(item["name"]), p, q, trials, seed, look))
     if not pairs:
         raise ValueError("[distribution] declares no pairs")
     driver = folder / DRIVER_FILE
@@ -174,15 +193,61 @@ def _percent(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _impossible(target: Sequence[float], first: Sequence[int]) -> list[int]:
+    """The tokens the step returned first that the target's row gives probability 0."""
+    return [t for t, x in enumerate(target) if x == 0 and first[t] > 0]
+
+
+def _mean_test(pair: Pair, lengths: list[int], trials: int, rate: float) -> tuple[float, float]:
+    """The tokens per step: how far the counts' mean is from the law's, and the margin that a
+    correct step passes with probability below ``rate`` (Bernstein)."""
+    mean, variance = _geometric(pair.alpha, pair.gamma)
+    seen = sum(k * c for k, c in enumerate(lengths, start=1)) / trials
+    spread = max(mean - 1, pair.gamma + 1 - mean)
+    return abs(seen - mean), statistics.bernstein_margin(trials, variance, spread, rate)
+
+
+def settled_early(pair: Pair, counts: dict[str, Any]) -> bool:
+    """Whether a first look's counts are clearly what a correct step gives, so the pair's other
+    trials are not needed: no token of probability 0, the chi-square under its (1 - CONTINUE)
+    quantile and, on equal rows, the mean within the margin at CONTINUE."""
+    trials, first = counts["trials"], counts["first"]
+    target = pair.p[0]
+    if _impossible(target, first):
+        return False
+    expected = [trials * x for x in target]
+    statistic, df = statistics.chi2_statistic(first, expected, MIN_EXPECTED)
+    if statistic > statistics.chi2_threshold(CONTINUE, df):
+        return False
+    if pair.rows_equal:
+        distance, margin = _mean_test(pair, counts["lengths"], trials, CONTINUE)
+        return distance <= margin
+    return True
+
+
+def goes_on(pair: Pair, counts: Any) -> bool:
+    """Whether a pair's first look calls for the rest of its trials: sound counts of the look
+    that neither settle it nor already fail it for certain (a token of probability 0)."""
+    if pair.first_look is None or not isinstance(counts, dict) or "invalid" in counts:
+        return False
+    if _counts(counts.get("first"), len(pair.p[0]), pair.first_look) is None:
+        return False
+    if _counts(counts.get("lengths"), pair.gamma + 1, pair.first_look) is None:
+        return False
+    return not _impossible(pair.p[0], counts["first"]) and not settled_early(pair, counts)
+
+
 def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, str, Chart]:
-    """The verdict on one pair's counts: passed, the sentence, the chart."""
+    """The verdict on one pair's counts (all its trials, or its first look's): passed, the
+    sentence, the chart. A first look that settled the pair passes every test here too: its
+    bounds are inside the thresholds."""
     rate = FALSE_FAIL / tests
-    trials = pair.trials
+    trials = counts["trials"]
     target = list(pair.p[0])
     first, lengths = counts["first"], counts["lengths"]
     expected = [trials * x for x in target]
     observed = [c / trials for c in first]
-    impossible = [t for t, x in enumerate(target) if x == 0 and first[t] > 0]
+    impossible = _impossible(target, first)
     statistic, df = statistics.chi2_statistic(first, expected, MIN_EXPECTED)
     threshold = statistics.chi2_threshold(rate / CHI2_SAFETY, df)
     passed = not impossible and statistic <= threshold
@@ -223,15 +288,14 @@ def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, st
         )
     if pair.rows_equal:
         alpha, gamma = pair.alpha, pair.gamma
-        mean, variance = _geometric(alpha, gamma)
+        mean, _ = _geometric(alpha, gamma)
         seen = sum(k * c for k, c in enumerate(lengths, start=1)) / trials
-        spread = max(mean - 1, gamma + 1 - mean)
-        margin = statistics.bernstein_margin(trials, variance, spread, rate)
+        distance, margin = _mean_test(pair, lengths, trials, rate)
         formula = (
             f"(1 - alpha^(gamma+1)) / (1 - alpha) = {mean:.3f} (alpha = {alpha:.3g}, "
             f"gamma = {gamma})"
         )
-        if abs(seen - mean) > margin:
+        if distance > margin:
             passed = False
             chart = chart.model_copy(update={"passed": False})
             parts.append(
@@ -241,6 +305,11 @@ def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, st
             )
         else:
             parts.append(f"tokens per step averaged {seen:.3f}, as expected: {formula}")
+    if passed and trials == pair.first_look:
+        parts.append(
+            f"settled at the first look: {trials} of the {pair.trials} trials were clearly "
+            f"enough, so the other {pair.trials - trials} did not run"
+        )
     return passed, "; ".join(parts), chart
 
 
@@ -274,9 +343,9 @@ def check_rows(
         vocabulary = len(pair.p[0])
         valid = (
             isinstance(counts, dict)
-            and counts.get("trials") == pair.trials
-            and _counts(counts.get("first"), vocabulary, pair.trials) is not None
-            and _counts(counts.get("lengths"), pair.gamma + 1, pair.trials) is not None
+            and counts.get("trials") in (pair.trials, pair.first_look)
+            and _counts(counts.get("first"), vocabulary, counts["trials"]) is not None
+            and _counts(counts.get("lengths"), pair.gamma + 1, counts["trials"]) is not None
         )
         if not valid:
             message = "the distribution check's counts did not add up; it could not judge"

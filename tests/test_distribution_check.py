@@ -205,94 +205,133 @@ def test_a_correct_step_slower_than_the_reference_still_passes(
     assert [row.status for row in rows] == [Status.passed] * len(rows), [r.message for r in rows]
 
 
-def test_each_chunk_of_trials_is_a_job_with_a_budget_scaled_by_its_trials(
+def test_the_first_stage_is_packed_into_jobs_with_a_budget_scaled_by_their_trials(
     exercise: Exercise,
 ) -> None:
-    from app.check_jobs import CHUNK_TRIALS, SEED_STRIDE, STEP_ALLOWANCE_MS, check_jobs
+    from app.check_jobs import CHUNK_TRIALS, STEP_ALLOWANCE_MS, check_jobs, first_stage
 
     check = exercise.distribution
     assert check is not None
     jobs = check_jobs(check, "", exercise.entry_point, "", exercise.limits)
-    for index, pair in enumerate(check.pairs):
-        mine = [(chunk, job) for chunk, job in jobs if chunk.pair == index]
-        assert len(mine) == -(-pair.trials // CHUNK_TRIALS)  # as few chunks as fit
-        assert sum(chunk.trials for chunk, _ in mine) == pair.trials
-        assert [chunk.first_trial for chunk, _ in mine] == [
-            sum(c.trials for c, _ in mine[:k]) for k in range(len(mine))
-        ]
-        for k, (chunk, job) in enumerate(mine):
-            assert 0 < chunk.trials <= CHUNK_TRIALS
-            assert chunk.seed == pair.seed + k * SEED_STRIDE  # the first keeps the pair's seed
-            assert job.cases == ({**pair.inputs(), "trials": chunk.trials, "seed": chunk.seed},)
-            assert job.driver == check.driver
-            assert job.limits.time_ms >= chunk.trials * STEP_ALLOWANCE_MS
-            assert job.limits.memory_mb == exercise.limits.memory_mb
-    assert [chunk.pair for chunk, _ in jobs] == sorted(chunk.pair for chunk, _ in jobs)
-    # A chunk that fits the exercise's budget keeps the exercise's limits exactly (the warm
+    stage = first_stage(check)
+    # Every pair's look (or all of a pair's trials without one), in the pairs' order, a case
+    # per chunk, as few jobs as fit CHUNK_TRIALS steps each.
+    assert [chunk for batch, _ in jobs for chunk in batch] == stage
+    assert [chunk.pair for chunk in stage] == list(range(len(check.pairs)))
+    for pair, chunk in zip(check.pairs, stage, strict=True):
+        assert chunk.trials == (pair.first_look or pair.trials) and chunk.seed == pair.seed
+    for batch, job in jobs:
+        trials = sum(chunk.trials for chunk in batch)
+        assert trials <= CHUNK_TRIALS or len(batch) == 1
+        assert job.cases == tuple(
+            {**check.pairs[c.pair].inputs(), "trials": c.trials, "seed": c.seed} for c in batch
+        )
+        assert job.driver == check.driver
+        assert job.limits.time_ms >= trials * STEP_ALLOWANCE_MS
+        assert job.limits.memory_mb == exercise.limits.memory_mb
+    # A job that fits the exercise's budget keeps the exercise's limits exactly (the warm
     # spare children are forked with those); a longer one gets a budget of its own.
-    large = dataclasses.replace(check.pairs[0], trials=5_000)
+    assert all(job.limits == exercise.limits for _, job in jobs)
+    large = dataclasses.replace(check.pairs[0], trials=5_000, first_look=None)
     ((_, many),) = check_jobs(
         dataclasses.replace(check, pairs=(large,)), "", "f", "", exercise.limits, most=5_000
     )
-    assert all(job.limits == exercise.limits for _, job in jobs)
     assert many.limits.time_ms == 10_000 > exercise.limits.time_ms
 
 
-def test_the_pool_gets_the_chunks_and_the_rows_keep_the_pairs_order(
+def _recording(judge: Judge, handed: list) -> None:
+    submit_all = judge.pool.submit_all
+
+    def recording(jobs, background=False):  # type: ignore[no-untyped-def]
+        handed.extend(jobs)
+        return submit_all(jobs, background=background)
+
+    judge.pool.submit_all = recording  # type: ignore[method-assign]
+
+
+def test_the_pool_gets_the_looks_and_the_rows_keep_the_pairs_order(
     judge: Judge, exercise: Exercise
 ) -> None:
+    from app.check_jobs import check_jobs
     from app.schemas import Group, Mode
 
     check = exercise.distribution
     assert check is not None
     handed: list = []
-    submit_all = judge.pool.submit_all
-
-    def recording(jobs):  # type: ignore[no-untyped-def]
-        handed.extend(jobs)
-        return submit_all(jobs)
-
-    judge.pool.submit_all = recording  # type: ignore[method-assign]
+    _recording(judge, handed)
     try:
         report = judge.grade(exercise, exercise.solution_code, Mode.submit, 5)
     finally:
         del judge.pool.submit_all
     drivers = [job for job in handed if job.driver]
-    from app.check_jobs import check_jobs
-
-    chunked = check_jobs(check, exercise.solution_code, exercise.entry_point, "", exercise.limits)
-    assert [job.cases for job in drivers] == [job.cases for _, job in chunked]
+    looks = check_jobs(check, exercise.solution_code, exercise.entry_point, "", exercise.limits)
+    # The reference settles every pair at its first look: no more of the check runs.
+    assert [job.cases for job in drivers] == [job.cases for _, job in looks]
     rows = [test for test in report.tests if test.group == Group.check]
     assert [row.name for row in rows] == [f"distribution check: {p.name}" for p in check.pairs]
     assert [row.input for row in rows] == [pair.inputs() for pair in check.pairs]
     assert all(row.status == Status.passed and row.chart is not None for row in rows)
-    assert [row.chart.trials for row in rows if row.chart] == [p.trials for p in check.pairs]
+    assert [row.chart.trials for row in rows if row.chart] == [
+        p.first_look or p.trials for p in check.pairs
+    ]
+
+
+def test_a_look_that_does_not_settle_runs_the_rest_and_is_judged_on_all_trials(
+    judge: Judge, exercise: Exercise
+) -> None:
+    from app.check_jobs import chunks
+
+    check = exercise.distribution
+    assert check is not None
+    looking = [(index, pair) for index, pair in enumerate(check.pairs) if pair.first_look]
+    assert looking, "the resample exercise's first pair declares a first look"
+    handed: list = []
+    _recording(judge, handed)
+    try:
+        # Wrong in distribution: its look is far from clearly right, so the rest runs.
+        code = (GOLDEN / "wrong_resample_from_target.py").read_text()
+        rows = judge.check_rows(exercise, code, exact_failed=True)
+    finally:
+        del judge.pool.submit_all
+    cases = [case for job in handed for case in job.cases]
+    for index, pair in looking:
+        mine = [(case["trials"], case["seed"]) for case in cases if case["p"] == pair.inputs()["p"]]
+        assert mine == [(c.trials, c.seed) for c in chunks(pair, index)]
+        chart = rows[index].chart
+        assert chart is not None and chart.trials == pair.trials
+        assert rows[index].status == Status.failed
+        assert "first look" not in (rows[index].message or "")
 
 
 def test_a_pair_cut_into_chunks_gets_the_verdict_of_its_counts_added(
     judge: Judge, exercise: Exercise
 ) -> None:
-    # Through the real pool, chunks of 100 trials: every chunk a job, the counts added back
-    # per pair, one row per pair in order, the same verdicts as whole pairs get.
-    from app.check_jobs import check_jobs, merged_result
+    # Through the real pool, a job per chunk of at most 100 trials, every pair's trials all
+    # run (no first look): the counts added back per pair, one row per pair in order, the
+    # same verdicts as whole pairs get.
+    from app.check_jobs import check_jobs, chunks, merged_result
     from app.distribution import check_rows
     from app.reports import limits_text
 
     check = exercise.distribution
     assert check is not None
+    whole = dataclasses.replace(
+        check, pairs=tuple(dataclasses.replace(p, first_look=None) for p in check.pairs)
+    )
+    stage = [c for index, pair in enumerate(whole.pairs) for c in chunks(pair, index, most=100)]
 
     def rows(code: str) -> list:
         jobs = check_jobs(
-            check, code, exercise.entry_point, exercise.helpers_code, exercise.limits, most=100
+            whole, code, exercise.entry_point, exercise.helpers_code, exercise.limits, 100, stage
         )
-        assert len(jobs) == sum(-(-pair.trials // 100) for pair in check.pairs) > len(check.pairs)
-        futures = [(chunk, judge.pool.submit(job)) for chunk, job in jobs]
-        done = [(chunk, future.result(120)) for chunk, future in futures]
-        return check_rows(check, merged_result(check, done), limits_text(exercise), False)
+        assert len(jobs) == sum(-(-pair.trials // 100) for pair in whole.pairs) > len(whole.pairs)
+        futures = [(batch, judge.pool.submit(job)) for batch, job in jobs]
+        done = [(batch, future.result(120)) for batch, future in futures]
+        return check_rows(whole, merged_result(whole, done), limits_text(exercise), False)
 
     right = rows(exercise.solution_code)
-    assert [row.status for row in right] == [Status.passed] * len(check.pairs)
-    assert [row.chart.trials for row in right if row.chart] == [p.trials for p in check.pairs]
+    assert [row.status for row in right] == [Status.passed] * len(whole.pairs)
+    assert [row.chart.trials for row in right if row.chart] == [p.trials for p in whole.pairs]
     wrong = rows((GOLDEN / "wrong_residual_not_normalised.py").read_text())
     assert wrong[0].status == Status.failed
     assert "is not distributed as the target's row p[0]" in (wrong[0].message or "")

@@ -35,7 +35,7 @@ if str(CHECKOUT) not in sys.path:
 
 from app import check_jobs, checks, distribution, statistics  # noqa: E402
 from app.catalog import Catalog, Exercise  # noqa: E402
-from app.distribution import CHI2_SAFETY, FALSE_FAIL, MIN_EXPECTED, Pair  # noqa: E402
+from app.distribution import CHI2_SAFETY, CONTINUE, FALSE_FAIL, MIN_EXPECTED, Pair  # noqa: E402
 from app.judge import Judge  # noqa: E402
 
 EXERCISE = "speculative-decoding-resample"
@@ -69,16 +69,25 @@ class Power:
     trials_for_target: int | None  # the fewest trials with miss <= TARGET_MISS (None: none)
     mean_shift: float | None  # tokens per step, the step's mean minus the law's (equal rows)
     mean_margin: float | None
+    # P(a first look settles a step this wrong), at most (None: the pair declares no look):
+    # the smaller of its chi-square's and its mean's chance of staying within their bounds.
+    early_pass: float | None = None
+
+    @property
+    def total_miss(self) -> float:
+        """P(the check passes a step this wrong), at most: settled early, or missed at the end."""
+        return min(1.0, self.miss + (self.early_pass or 0.0))
 
 
 def first_token_law(
     judge: Judge, exercise: Exercise, code: str, pair: Pair, trials: int
-) -> tuple[list[float], float] | None:
-    """The first token's frequencies and the mean tokens per step of ``code`` on ``pair``,
-    over ``trials`` steps of the real check (None: the step gave the check nothing to count)."""
+) -> tuple[list[float], float, float] | None:
+    """The first token's frequencies and the mean and variance of the tokens per step of
+    ``code`` on ``pair``, over ``trials`` steps of the real check (None: the step gave the
+    check nothing to count)."""
     check = exercise.distribution
     assert check is not None
-    probe = dataclasses.replace(pair, trials=trials, seed=ESTIMATE_SEED)
+    probe = dataclasses.replace(pair, trials=trials, seed=ESTIMATE_SEED, first_look=None)
     ((_, job),) = check_jobs.check_jobs(
         dataclasses.replace(check, pairs=(probe,)),
         code,
@@ -95,7 +104,8 @@ def first_token_law(
         return None
     first, lengths = counts["first"], counts["lengths"]
     mean = sum(k * c for k, c in enumerate(lengths, start=1)) / trials
-    return [c / trials for c in first], mean
+    variance = sum((k - mean) ** 2 * c for k, c in enumerate(lengths, start=1)) / trials
+    return [c / trials for c in first], mean, variance
 
 
 def noncentrality(law: list[float], target: tuple[float, ...], trials: int) -> tuple[float, int]:
@@ -124,7 +134,7 @@ def power(
     found = first_token_law(judge, exercise, code, pair, estimate)
     if found is None:
         return None
-    law, mean = found
+    law, mean, spread_of_step = found
     target = pair.p[0]
     per_trial, df = noncentrality(law, target, pair.trials)
     threshold = statistics.chi2_threshold(FALSE_FAIL / check.tests / CHI2_SAFETY, df)
@@ -143,7 +153,33 @@ def power(
         rate = FALSE_FAIL / check.tests
         shift = mean - expected
         margin = statistics.bernstein_margin(pair.trials, variance, spread, rate)
-    return Power(pair.name, pair.trials, df, threshold, per_trial, miss, needed, shift, margin)
+    early = None
+    if pair.first_look is not None:
+        early = early_pass(law, mean, spread_of_step, pair)
+    return Power(
+        pair.name, pair.trials, df, threshold, per_trial, miss, needed, shift, margin, early
+    )
+
+
+def early_pass(law: list[float], mean: float, variance: float, pair: Pair) -> float:
+    """At most the chance that ``pair``'s first look settles a step with this first-token law
+    and these tokens per step: settling needs every test within its bound, so the smaller of
+    the chi-square's chance (noncentral, as at the end) and the mean's (Bernstein's tail of the
+    step's own mean past the distance between its mean and the bound)."""
+    look = pair.first_look
+    assert look is not None
+    per_trial, df = noncentrality(law, pair.p[0], look)
+    bound = statistics.chi2_threshold(CONTINUE, df)
+    chance = statistics.noncentral_chi2_cdf(bound, df, per_trial * look)
+    if pair.rows_equal:
+        expected, law_variance = distribution._geometric(pair.alpha, pair.gamma)
+        spread = max(expected - 1, pair.gamma + 1 - expected)
+        early_margin = statistics.bernstein_margin(look, law_variance, spread, CONTINUE)
+        gap = abs(mean - expected) - early_margin
+        if gap > 0:
+            tail = 2 * math.exp(-look * gap**2 / (2 * variance + 2 * pair.gamma * gap / 3))
+            chance = min(chance, tail)
+    return chance
 
 
 def exact_false_fail(pair: Pair, tests: int) -> float | None:
@@ -153,14 +189,26 @@ def exact_false_fail(pair: Pair, tests: int) -> float | None:
 
     The threshold is the asymptotic chi-square's (at the share of FALSE_FAIL over CHI2_SAFETY);
     this is what a correct step meets at the declared trials, with no approximation."""
-    trials = pair.trials
-    target = pair.p[0]
+    return exact_past(pair.p[0], pair.trials, FALSE_FAIL / tests / CHI2_SAFETY)
+
+
+def exact_goes_on(pair: Pair) -> float | None:
+    """P(a correct step's chi-square at ``pair``'s first look passes the bound that settles it),
+    exactly (None: no look, or more than four bins): how often it runs the rest of its trials."""
+    if pair.first_look is None:
+        return None
+    return exact_past(pair.p[0], pair.first_look, CONTINUE)
+
+
+def exact_past(target: tuple[float, ...], trials: int, rate: float) -> float | None:
+    """P(Pearson's statistic of ``trials`` draws from ``target`` passes the asymptotic
+    chi-square's ``rate`` quantile), summed over every count vector of the pooled bins."""
     groups = statistics.pooled_bins([trials * x for x in target], MIN_EXPECTED)
     probabilities = np.array([sum(target[i] for i in group) for group in groups])
     if len(groups) > 4 or not math.isclose(probabilities.sum(), 1.0):
         return None
     df = max(1, len(groups) - 1)
-    threshold = statistics.chi2_threshold(FALSE_FAIL / tests / CHI2_SAFETY, df)
+    threshold = statistics.chi2_threshold(rate, df)
     expected = trials * probabilities
     log_factorial = np.array([math.lgamma(k + 1.0) for k in range(trials + 1)])
     log_p = np.log(probabilities)
@@ -209,6 +257,12 @@ def main(argv: list[str]) -> int:
                     else "chi-square with a probability not enumerated (over four bins)"
                 )
             )
+            goes_on = exact_goes_on(pair)
+            if goes_on is not None:
+                print(
+                    f"  first look at {pair.first_look} trials: a correct step's chi-square goes "
+                    f"on to the rest with probability {goes_on:.3f} exactly (bound at {CONTINUE})"
+                )
             for name in args.mistakes:
                 code = (GOLDEN / exercise.id / f"{name}.py").read_text()
                 found = power(judge, exercise, code, pair, args.estimate)
@@ -220,11 +274,17 @@ def main(argv: list[str]) -> int:
                     if found.mean_shift is not None and found.mean_margin is not None
                     else ""
                 )
+                early = (
+                    f"; settled early with probability {found.early_pass:.1e}, "
+                    f"missed in all {found.total_miss:.1e}"
+                    if found.early_pass is not None
+                    else ""
+                )
                 print(
                     f"  {name:<34} noncentrality {found.noncentrality_per_trial:.3f}/trial, "
                     f"df {found.df}, threshold {found.threshold:.2f}: misses with probability "
                     f"{found.miss:.1e}; {TARGET_MISS:g} needs "
-                    f"{found.trials_for_target or 'no number of'} trials{mean}"
+                    f"{found.trials_for_target or 'no number of'} trials{mean}{early}"
                 )
     finally:
         judge.close()

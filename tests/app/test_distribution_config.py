@@ -22,6 +22,8 @@ def test_a_sound_declaration_loads(folder: Path) -> None:
     assert check is not None and check.tests == 1
     assert check.pairs[0].gamma == 1 and check.pairs[0].alpha == 0.75
     assert load_check(None, folder) is None
+    (looking,) = load_check({"pairs": [{**GOOD, "first_look": 4}]}, folder).pairs  # type: ignore[union-attr]
+    assert looking.first_look == 4 and check.pairs[0].first_look is None
 
 
 @pytest.mark.parametrize(
@@ -34,6 +36,10 @@ def test_a_sound_declaration_loads(folder: Path) -> None:
         ({"trials": 0}, "trials must be"),
         ({"seed": "x"}, "seed must be"),
         ({"extra": 1}, "needs exactly"),
+        ({"first_look": 10}, "first_look must be"),
+        ({"first_look": 0}, "first_look must be"),
+        ({"first_look": 2.5}, "first_look must be"),
+        ({"first_look": True}, "first_look must be"),
     ],
 )
 def test_a_bad_pair_is_named(folder: Path, change: dict, words: str) -> None:
