@@ -190,23 +190,38 @@ def _pair_run(runs: list[tuple[Chunk, CaseRun]]) -> CaseRun:
                 return run
         if not _sound(counts):
             return run  # what the check says of counts that do not add up, as they came
-        if added is None:
-            added = {key: counts[key] for key in ("trials", "first", "lengths", "draws")}
-        elif len(counts["first"]) != len(added["first"]) or len(counts["lengths"]) != len(
-            added["lengths"]
+        if added is not None and (
+            len(counts["first"]) != len(added["first"])
+            or len(counts["lengths"]) != len(added["lengths"])
         ):
             return run
-        else:
-            added = {
-                "trials": added["trials"] + counts["trials"],
-                "first": [a + b for a, b in zip(added["first"], counts["first"], strict=True)],
-                "lengths": [
-                    a + b for a, b in zip(added["lengths"], counts["lengths"], strict=True)
-                ],
-                "draws": added["draws"] + counts["draws"],
-            }
+        added = _added(added, counts, chunk.first_trial)
     first = runs[0][1]
     return replace(first, value=tag(added), duration_ms=sum(run.duration_ms for _, run in runs))
+
+
+def _added(
+    added: dict[str, Any] | None, counts: dict[str, Any], first_trial: int
+) -> dict[str, Any]:
+    """A chunk's sound counts added to those of the pair's earlier chunks (None: the first);
+    its first replacement outside the residual numbered within the pair."""
+    seen = counts.get("first_outside")
+    if seen is not None:
+        seen = {**seen, "trial": seen["trial"] + first_trial}
+    if added is None:
+        return {
+            **{key: counts[key] for key in ("trials", "first", "lengths", "draws")},
+            "outside": counts.get("outside", 0),
+            "first_outside": seen,
+        }
+    return {
+        "trials": added["trials"] + counts["trials"],
+        "first": [a + b for a, b in zip(added["first"], counts["first"], strict=True)],
+        "lengths": [a + b for a, b in zip(added["lengths"], counts["lengths"], strict=True)],
+        "draws": added["draws"] + counts["draws"],
+        "outside": added["outside"] + counts.get("outside", 0),
+        "first_outside": added["first_outside"] or seen,
+    }
 
 
 def tag(value: Any) -> dict[str, Any]:
@@ -225,11 +240,22 @@ def tag(value: Any) -> dict[str, Any]:
 
 
 def _sound(counts: Any) -> bool:
-    """Counts shaped as the driver returns them (their sums are checked per pair later)."""
+    """Counts shaped as the driver returns them (their sums are checked per pair later); the
+    replacements outside the residual are optional (a driver may not look for them)."""
     if not isinstance(counts, dict):
         return False
-    numbers = [counts.get("trials"), counts.get("draws")]
+    numbers = [counts.get("trials"), counts.get("draws"), counts.get("outside", 0)]
     lists = [counts.get("first"), counts.get("lengths")]
-    return all(type(n) is int and n >= 0 for n in numbers) and all(
-        type(items) is list and all(type(x) is int and x >= 0 for x in items) for items in lists
+    seen = counts.get("first_outside")
+    return (
+        all(type(n) is int and n >= 0 for n in numbers)
+        and all(
+            type(items) is list and all(type(x) is int and x >= 0 for x in items) for items in lists
+        )
+        and (
+            seen is None
+            or type(seen) is dict
+            and set(seen) == {"trial", "draft", "token"}
+            and all(type(x) is int and x >= 0 for x in seen.values())
+        )
     )

@@ -167,6 +167,24 @@ INVALID = {
 }
 
 
+def _outside_sound(counts: dict[str, Any], vocabulary: int) -> bool:
+    """The replacements outside the residual, if counted: a number up to the trials, and the
+    first of them (trial, draft, token) exactly when there was one, with tokens in range."""
+    outside, seen = counts.get("outside", 0), counts.get("first_outside")
+    if type(outside) is not int or not 0 <= outside <= counts["trials"]:
+        return False
+    if outside == 0:
+        return seen is None
+    return (
+        isinstance(seen, dict)
+        and set(seen) == {"trial", "draft", "token"}
+        and all(type(x) is int for x in seen.values())
+        and 1 <= seen["trial"] <= counts["trials"]
+        and 0 <= seen["draft"] < vocabulary
+        and 0 <= seen["token"] < vocabulary
+    )
+
+
 def _invalid_sentence(invalid: Any, gamma: int) -> str:
     if not isinstance(invalid, dict):
         return "the check could not read what your step returned"
@@ -213,7 +231,7 @@ def settled_early(pair: Pair, counts: dict[str, Any]) -> bool:
     quantile and, on equal rows, the mean within the margin at CONTINUE."""
     trials, first = counts["trials"], counts["first"]
     target = pair.p[0]
-    if _impossible(target, first):
+    if _impossible(target, first) or counts.get("outside"):
         return False
     expected = [trials * x for x in target]
     statistic, df = statistics.chi2_statistic(first, expected, MIN_EXPECTED)
@@ -227,14 +245,38 @@ def settled_early(pair: Pair, counts: dict[str, Any]) -> bool:
 
 def goes_on(pair: Pair, counts: Any) -> bool:
     """Whether a pair's first look calls for the rest of its trials: sound counts of the look
-    that neither settle it nor already fail it for certain (a token of probability 0)."""
+    that neither settle it nor already fail it for certain (a token of probability 0, or a
+    replacement outside the residual)."""
     if pair.first_look is None or not isinstance(counts, dict) or "invalid" in counts:
         return False
     if _counts(counts.get("first"), len(pair.p[0]), pair.first_look) is None:
         return False
     if _counts(counts.get("lengths"), pair.gamma + 1, pair.first_look) is None:
         return False
-    return not _impossible(pair.p[0], counts["first"]) and not settled_early(pair, counts)
+    if _impossible(pair.p[0], counts["first"]) or counts.get("outside"):
+        return False  # failed for certain already
+    return not settled_early(pair, counts)
+
+
+def _outside_sentence(pair: Pair, seen: dict[str, int], outside: int, trials: int) -> str:
+    """What a replacement outside the residual says: the trial, the draft, the token."""
+    p, q = pair.p[0], pair.q[0]
+    trial, draft, token = seen["trial"], seen["draft"], seen["token"]
+    if p[draft] >= q[draft]:
+        why = (
+            f"but p = {p[draft]:.4g} >= q = {q[draft]:.4g} there, so p / q >= 1 and every draw "
+            f"accepts token {draft}"
+        )
+    else:
+        why = (
+            f"but a replacement is drawn from the residual max(p[0] - q[0], 0), which gives "
+            f"token {token} probability 0 (p = {p[token]:.4g} <= q = {q[token]:.4g})"
+        )
+    return (
+        f"on trial {trial} the draft proposed token {draft} first and your step returned token "
+        f"{token} in its place, {why}; {outside} of your {trials} steps began with such a "
+        f"replacement, which a correct step never makes"
+    )
 
 
 def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, str, Chart]:
@@ -248,9 +290,10 @@ def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, st
     expected = [trials * x for x in target]
     observed = [c / trials for c in first]
     impossible = _impossible(target, first)
+    outside = counts.get("outside", 0)
     statistic, df = statistics.chi2_statistic(first, expected, MIN_EXPECTED)
     threshold = statistics.chi2_threshold(rate / CHI2_SAFETY, df)
-    passed = not impossible and statistic <= threshold
+    passed = not impossible and not outside and statistic <= threshold
     tokens = list(range(len(target)))
     chart = Chart(
         tokens=tokens,
@@ -262,13 +305,15 @@ def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, st
         passed=passed,
     )
     parts = []
+    if outside:
+        parts.append(_outside_sentence(pair, counts["first_outside"], outside, trials))
     if impossible:
         t = impossible[0]
         parts.append(
             f"your step returned token {t} first {first[t]} times out of {trials}, but the "
             f"target's row p[0] gives it probability 0"
         )
-    elif not passed:
+    elif statistic > threshold:
         over = max(tokens, key=lambda t: observed[t] - target[t])
         under = min(tokens, key=lambda t: observed[t] - target[t])
         parts.append(
@@ -346,6 +391,7 @@ def check_rows(
             and counts.get("trials") in (pair.trials, pair.first_look)
             and _counts(counts.get("first"), vocabulary, counts["trials"]) is not None
             and _counts(counts.get("lengths"), pair.gamma + 1, counts["trials"]) is not None
+            and _outside_sound(counts, vocabulary)
         )
         if not valid:
             message = "the distribution check's counts did not add up; it could not judge"

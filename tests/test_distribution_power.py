@@ -54,7 +54,9 @@ def test_each_mistake_fails_its_pair_almost_surely(
     assert found is not None
     assert found.trials == declared.trials
     assert found.noncentrality_per_trial > 0.2
-    assert found.miss <= 1e-6, (found.noncentrality_per_trial, found.miss)
+    # Missed only if every test misses it: the chi-square, and (for a replacement drawn outside
+    # the residual) every one of its steps not being one.
+    assert found.end_miss <= 1e-6, (found.noncentrality_per_trial, found.miss)
     assert found.trials_for_target is not None and found.trials_for_target <= declared.trials
     assert (found.early_pass is None) == (declared.first_look is None)
     assert found.total_miss <= 1e-6, (found.early_pass, found.miss)
@@ -80,7 +82,7 @@ def test_a_bonus_after_rejection_fails_the_mean_by_far(judge: Judge, exercise: E
     assert found is not None and found.mean_shift is not None and found.mean_margin is not None
     # One more token after each rejection, P(a rejection) = 1 - 0.5^3: far past the margin.
     assert found.mean_shift == pytest.approx(1 - 0.5**3, abs=0.05)
-    assert found.mean_shift > 2.5 * found.mean_margin
+    assert found.mean_shift > 2 * found.mean_margin and found.mean_miss <= 1e-6
     # Its first tokens are right, so only the mean keeps it from settling at the first look.
     assert pair.first_look is not None and found.early_pass is not None
     assert found.early_pass <= 1e-6

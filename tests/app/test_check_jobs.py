@@ -50,9 +50,16 @@ def test_the_chunks_counts_add_up_to_one_pair() -> None:
     ]
     merged = merged_result(CHECK, done)
     first, second = (plain(case.value) for case in merged.cases)
-    assert first == {"trials": 100, "first": [55, 45], "lengths": [25, 75], "draws": 130}
+    assert first == {
+        "trials": 100,
+        "first": [55, 45],
+        "lengths": [25, 75],
+        "draws": 130,
+        "outside": 0,  # the driver did not count them: none
+        "first_outside": None,
+    }
     assert merged.cases[0].duration_ms == 5.0
-    assert second == _counts([50, 50], [25, 75])
+    assert second == {**_counts([50, 50], [25, 75]), "outside": 0, "first_outside": None}
     rows = check_rows(CHECK, merged, LIMITS, exact_failed=False)
     assert [row.status for row in rows] == [Status.passed, Status.passed]
 
@@ -161,3 +168,34 @@ def test_a_settled_look_is_judged_on_its_trials_and_says_so() -> None:
     (row,) = check_rows(check, merged, LIMITS, exact_failed=False)
     assert row.chart is not None and row.chart.trials == 500
     assert "first look" not in (row.message or "")
+
+
+def test_replacements_outside_the_residual_add_up_and_are_named() -> None:
+    # p[0] = (0.5, 0.5) against q[0] = (0.25, 0.75): token 0 is always accepted (p >= q), and
+    # only token 0 may replace a rejected token 1.
+    check = DistributionCheck(driver="", pairs=(PAIR,))
+    seen = {"trial": 4, "draft": 0, "token": 1}
+    done = [
+        _done(0, 0, _counts([25, 25], [10, 40])),
+        _done(0, 50, {**_counts([30, 20], [12, 38]), "outside": 2, "first_outside": seen}),
+    ]
+    merged = merged_result(check, done)
+    counts = plain(merged.cases[0].value)
+    assert counts["outside"] == 2 and counts["first_outside"] == {**seen, "trial": 54}
+    (row,) = check_rows(check, merged, LIMITS, exact_failed=True)
+    assert row.status == Status.failed
+    assert row.message is not None and row.message.startswith(
+        "on trial 54 the draft proposed token 0 first and your step returned token 1 in its "
+        "place, but p = 0.5 >= q = 0.25 there, so p / q >= 1 and every draw accepts token 0; "
+        "2 of your 100 steps began with such a replacement, which a correct step never makes"
+    )
+    # A count that cannot be: more than the trials, or a first one missing or out of range.
+    for odd in (
+        {"outside": 60, "first_outside": seen},
+        {"outside": 1, "first_outside": None},
+        {"outside": 1, "first_outside": {**seen, "token": 7}},
+        {"outside": 0, "first_outside": seen},
+    ):
+        done = [_done(0, 0, {**_counts([25, 25], [10, 40]), **odd})]
+        (row,) = check_rows(check, merged_result(check, done), LIMITS, exact_failed=False)
+        assert row.status == Status.error and "did not add up" in (row.message or ""), odd
