@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +91,9 @@ class Pair:
 class DistributionCheck:
     driver: str
     pairs: tuple[Pair, ...]
+    # The hints (1-based) a failing row offers: for its first token (the chi-square, a token of
+    # probability 0, a replacement outside the residual) and for its tokens per step.
+    hints: dict[str, int] = field(default_factory=dict)
 
     @property
     def tests(self) -> int:
@@ -113,12 +116,25 @@ def _rows(raw: Any, name: str, where: str) -> tuple[tuple[float, ...], ...]:
     return tuple(rows)
 
 
-def load_check(raw: Any, folder: Path) -> DistributionCheck | None:
+HINT_TESTS = ("first_token", "tokens_per_step")
+
+
+def load_check(raw: Any, folder: Path, hint_count: int = 0) -> DistributionCheck | None:
     """``[distribution]`` of exercise.toml and its driver; raises ValueError naming the problem."""
     if raw is None:
         return None
-    if not isinstance(raw, dict) or set(raw) - {"pairs"}:
-        raise ValueError("[distribution] holds only [[distribution.pairs]]")
+    if not isinstance(raw, dict) or set(raw) - {"pairs", "hints"}:
+        raise ValueError("[distribution] holds only [[distribution.pairs]] and its hints")
+    hints = raw.get("hints", {})
+    if not (
+        isinstance(hints, dict)
+        and set(hints) <= set(HINT_TESTS)
+        and all(type(n) is int and 1 <= n <= hint_count for n in hints.values())
+    ):
+        raise ValueError(
+            f"[distribution] hints map {' and '.join(HINT_TESTS)} to hint numbers from 1 to "
+            f"{hint_count}"
+        )
     pairs = []
     for index, item in enumerate(raw.get("pairs", []), start=1):
         where = f"distribution pair {index}"
@@ -145,7 +161,7 @@ def load_check(raw: Any, folder: Path) -> DistributionCheck | None:
         raise ValueError(f"{driver}: missing (the distribution check's driver)")
     source = driver.read_text(encoding="utf-8")
     compile(source, str(driver), "exec")  # a SyntaxError names the line
-    return DistributionCheck(source, tuple(pairs))
+    return DistributionCheck(source, tuple(pairs), dict(hints))
 
 
 # -- from counts to a row --------------------------------------------------------------------
@@ -279,10 +295,10 @@ def _outside_sentence(pair: Pair, seen: dict[str, int], outside: int, trials: in
     )
 
 
-def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, str, Chart]:
-    """The verdict on one pair's counts (all its trials, or its first look's): passed, the
-    sentence, the chart. A first look that settled the pair passes every test here too: its
-    bounds are inside the thresholds."""
+def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[str | None, str, Chart]:
+    """The verdict on one pair's counts (all its trials, or its first look's): the test it
+    failed first (one of HINT_TESTS; None: it passed), the sentence, the chart. A first look
+    that settled the pair passes every test here too: its bounds are inside the thresholds."""
     rate = FALSE_FAIL / tests
     trials = counts["trials"]
     target = list(pair.p[0])
@@ -294,6 +310,7 @@ def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, st
     statistic, df = statistics.chi2_statistic(first, expected, MIN_EXPECTED)
     threshold = statistics.chi2_threshold(rate / CHI2_SAFETY, df)
     passed = not impossible and not outside and statistic <= threshold
+    failed = None if passed else "first_token"
     tokens = list(range(len(target)))
     chart = Chart(
         tokens=tokens,
@@ -342,6 +359,7 @@ def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, st
         )
         if distance > margin:
             passed = False
+            failed = failed or "tokens_per_step"
             chart = chart.model_copy(update={"passed": False})
             parts.append(
                 f"your steps yielded {seen:.3f} tokens on average; with every row the same a "
@@ -355,7 +373,7 @@ def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, st
             f"settled at the first look: {trials} of the {pair.trials} trials were clearly "
             f"enough, so the other {pair.trials - trials} did not run"
         )
-    return passed, "; ".join(parts), chart
+    return failed, "; ".join(parts), chart
 
 
 def check_rows(
@@ -397,13 +415,14 @@ def check_rows(
             message = "the distribution check's counts did not add up; it could not judge"
             rows.append(row.model_copy(update={"message": message}))
             continue
-        passed, message, chart = judge_pair(pair, counts, check.tests)
-        if passed and exact_failed:
+        failed, message, chart = judge_pair(pair, counts, check.tests)
+        if failed is None and exact_failed:
             message += ". " + ORDER_LESSON
         rows.append(
             row.model_copy(
                 update={
-                    "status": Status.passed if passed else Status.failed,
+                    "status": Status.passed if failed is None else Status.failed,
+                    "hint": check.hints.get(failed) if failed is not None else None,
                     "expected": list(pair.p[0]),
                     "actual": [round(x, 6) for x in chart.observed],
                     "message": message,

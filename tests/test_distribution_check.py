@@ -66,6 +66,10 @@ def test_each_step_wrong_in_distribution_fails(name: str, judge: Judge, exercise
     # second pair, whose draft always proposes token 1 (p = 0.1), shows at 9 per step.
     decisive = 1 if name == "wrong_residual_not_clamped" else 0
     assert rows[decisive].status == Status.failed
+    # Each failing row offers the hint on the residual, the exercise's for a first token.
+    assert exercise.distribution.hints["first_token"] == 2
+    assert all(row.hint == 2 for row in failed)
+    assert all(row.hint is None for row in rows if row.status == Status.passed)
 
 
 @pytest.mark.parametrize("name", ["wrong_resample_from_target", "wrong_residual_abs"])
@@ -132,6 +136,7 @@ def test_a_wrong_mean_token_count_fails(judge: Judge, exercise: Exercise) -> Non
     assert "came out in the target's proportions" in (row.message or "")
     assert "tokens on average; with every row the same a correct step yields" in (row.message or "")
     assert "= 1.875 (alpha = 0.5, gamma = 3)" in (row.message or "")
+    assert row.hint == exercise.distribution.hints["tokens_per_step"] == 3  # where a step ends
 
 
 def test_the_same_seed_gives_the_same_verdict(judge: Judge, exercise: Exercise) -> None:

@@ -57,3 +57,11 @@ def test_a_missing_or_broken_driver_is_named(folder: Path) -> None:
         load_check({"pairs": [GOOD]}, folder)
     with pytest.raises(ValueError, match="no pairs"):
         load_check({"pairs": []}, folder)
+
+
+def test_the_hints_a_failing_row_offers_are_checked(folder: Path) -> None:
+    check = load_check({"pairs": [GOOD], "hints": {"first_token": 2}}, folder, hint_count=3)
+    assert check is not None and check.hints == {"first_token": 2}
+    for hints in ({"first_token": 4}, {"first_token": 0}, {"mean": 1}, {"first_token": "2"}, []):
+        with pytest.raises(ValueError, match="hints map first_token and tokens_per_step"):
+            load_check({"pairs": [GOOD], "hints": hints}, folder, hint_count=3)
