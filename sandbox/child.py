@@ -267,6 +267,7 @@ def run_job(
         except Exception as exc:  # e.g. an array of 65 dimensions: numpy refuses to build it
             reply.send(_unbuilt_case(index, exc))
             continue
+        built = values.pristine(parameters, arguments)
         if job.random_mode is RandomMode.global_state:
             np.random.seed(FOREIGN_SEED + index)
         outcome = Outcome.returned
@@ -294,7 +295,7 @@ def run_job(
         if job.random_mode is RandomMode.generator and job.rng_argument is not None:
             draws = arguments[job.rng_argument].draws
             drawn = arguments[job.rng_argument].drawn_values
-        inputs_after = values.snapshot_arguments(dict(parameters), arguments, inputs)
+        inputs_after = values.snapshot_arguments(dict(parameters), arguments, inputs, built)
         reply.send(
             {
                 "t": "case",
