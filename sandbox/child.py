@@ -50,6 +50,13 @@ FOREIGN_SEED = 20_240_917
 # trusted code that runs after each call (tagging the result, snapshotting the arguments,
 # wording an error) must never call a learner's error callback.
 NUMPY_ERRORS = np.geterr()
+# numpy 2 keeps all of it (modes, callback, buffer size) in one context variable: putting the
+# zygote's value back is one call, where seterr and seterrcall took ~5 us per case. Another
+# layout falls back to those two.
+_NUMPY_ERROR_STATE: Any = getattr(
+    sys.modules.get("numpy._core._ufunc_config"), "_extobj_contextvar", None
+)
+NUMPY_ERROR_STATE = None if _NUMPY_ERROR_STATE is None else _NUMPY_ERROR_STATE.get()
 
 
 class Capture:
@@ -322,6 +329,9 @@ def _dropped(text: str) -> None:
 
 
 def _restore_numpy_errors() -> None:
+    if _NUMPY_ERROR_STATE is not None:
+        _NUMPY_ERROR_STATE.set(NUMPY_ERROR_STATE)
+        return
     np.seterr(**NUMPY_ERRORS)
     np.seterrcall(None)
 
