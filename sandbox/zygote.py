@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import gc
 import os
-import select
 import selectors
 import signal
 import sys
@@ -320,8 +319,7 @@ class Zygote:
             self.spares.clear()
             layers = self.confinement.apply(limits, keep_fds=[job_fd, exit_fd])
             mailbox.send({"t": "hello", "layers": dict(layers, policy=True)})
-            if not select.select([job_fd], [], [], 0)[0]:
-                rehearse(self.policy)  # idle: pay the page copies now
+            rehearse(self.policy, job_fd)  # while idle: pay the page copies now
             header, job = receive_assignment(job_fd)
             os.close(job_fd)
             helpers = self.helpers.get(str(header.get("helpers_key")))

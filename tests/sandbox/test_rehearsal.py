@@ -4,7 +4,7 @@ errors.
 A rehearsal whose code failed early would pre-pay nothing, and its result is never reported
 anywhere, so this is where such a regression shows. (A second rehearsal job for the generator
 path was once tried and dropped: it cost about 15% of the throughput for no latency gain. The
-one job now walks that path itself, and the driver's, at the cost of one compile as before.)
+one job now walks that path itself, at the cost of one compile as before.)
 """
 
 from __future__ import annotations
@@ -34,18 +34,18 @@ def test_the_rehearsal_job_compiles_and_returns_on_every_case() -> None:
     assert kinds == ["ready", *["case"] * len(REHEARSAL_JOB.cases), "end"]
     cases = [message for message in recorder.messages if message["t"] == "case"]
     assert all(case["outcome"] == "returned" and case["error"] is None for case in cases), cases
-    # Through the trusted driver to the step (helpers included), a step that drew from each
-    # kind of generator, and arrays left as built.
+    # A step that used its helper, drew from each kind of generator (the helper's draw last),
+    # returned a numpy number among plain ones, and left its arrays as built.
     for case in cases:
-        assert case["value"]["t"] == "dict"
-        keys = [key["v"] for key, _ in case["value"]["v"]]
-        assert keys == ["first", "step", "drafts", "draws"], case["value"]
+        tokens, length, number = case["value"]["v"]
+        assert tokens["t"] == "list" and length["v"] == len(tokens["v"])
+        assert number == {"t": "numpy", "dtype": "float64", "v": 0.25}
         assert case["draws"] >= 2 and case["inputs_after"] == {}
     specs = [case["rng"] for case in REHEARSAL_JOB.cases]
     assert {next(iter(spec)) for spec in specs} == {"seed", "scripted"}
     kinds_used = set(REHEARSAL_JOB.parameters.values())
     assert kinds_used == {"list", "ndarray", "value", "rng"}
-    assert REHEARSAL_JOB.helpers and REHEARSAL_JOB.driver
+    assert REHEARSAL_JOB.helpers and REHEARSAL_JOB.rng_argument == "rng"
 
 
 def test_rehearse_runs_from_the_job_document_and_twice_alike(monkeypatch: Any) -> None:
@@ -63,3 +63,30 @@ def test_rehearse_runs_from_the_job_document_and_twice_alike(monkeypatch: Any) -
     first = list(built)
     rehearse(policy)
     assert first and built == first * 2
+
+
+def test_a_spare_stops_rehearsing_when_its_job_arrives(monkeypatch: Any) -> None:
+    import os
+
+    built: list[str] = []
+    original = values.build_argument
+
+    def counted(kind: str, raw: Any) -> Any:
+        built.append(kind)
+        return original(kind, raw)
+
+    monkeypatch.setattr(values, "build_argument", counted)
+    policy = Policy()
+    job_read, job_write = os.pipe()
+    try:
+        rehearse(policy, job_read)  # nothing to read: the whole rehearsal
+        whole = len(built)
+        assert whole > 0
+        os.write(job_write, b"job")
+        built.clear()
+        rehearse(policy, job_read)  # a job waits: it stops before building anything
+        assert built == []
+        assert os.read(job_read, 16) == b"job"  # and leaves the job to be read
+    finally:
+        os.close(job_read)
+        os.close(job_write)
