@@ -306,7 +306,7 @@ def load_exercise(folder: Path) -> Exercise:
     order = meta.get("order", 0)
     _require(type(order) is int, meta_path, "'order' must be an integer")
     try:
-        distribution = load_check(meta.get("distribution"), folder)
+        distribution = load_check(meta.get("distribution"), folder, len(hints))
         if trace_path.exists():
             compile(_read_text(trace_path), str(trace_path), "exec")
     except (ValueError, SyntaxError) as exc:

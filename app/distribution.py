@@ -15,12 +15,21 @@ least MIN_EXPECTED expected counts) at its share divided by CHI2_SAFETY: the exa
 tail is heavier than the asymptotic one at these trial counts (simulated, 4 million correct
 runs of 400 steps over six tokens: 1.5e-5 past the 1e-5 quantile), so the share is taken ten
 times smaller. Seeds are fixed, so a verdict is reproducible.
+
+A pair may declare a first look: its first ``first_look`` trials run alone, and when every test
+of the pair is clearly within what a correct step gives (each statistic under the quantile a
+correct step exceeds with probability CONTINUE), the pair is settled there and its other trials
+never run. Otherwise they run, and the verdict is on all of them, at the usual thresholds. A
+look that can only stop the check *passing* never adds to the false-fail rate; what it costs is
+power, the chance that a wrong step looks clearly right early, which
+``tools/distribution_power.py`` computes for each golden mistake beside the final test's.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +41,11 @@ FALSE_FAIL = 1e-6
 CHI2_SAFETY = 10.0
 MIN_EXPECTED = 20.0
 MAX_TRIALS = 100_000
+# At a first look, a correct step is sent on to the rest of its trials with probability about
+# this, per test (the chi-square's quantile is asymptotic, Bernstein's margin holds exactly).
+CONTINUE = 0.05
 DRIVER_FILE = "distribution.py"
+PAIR_KEYS = {"name", "p", "q", "trials", "seed"}
 
 # What a step that is right in distribution but wrong draw by draw should learn from the check.
 ORDER_LESSON = (
@@ -50,6 +63,7 @@ class Pair:
     q: tuple[tuple[float, ...], ...]  # gamma rows
     trials: int
     seed: int
+    first_look: int | None = None  # trials run before deciding whether the rest are needed
 
     @property
     def gamma(self) -> int:
@@ -77,6 +91,9 @@ class Pair:
 class DistributionCheck:
     driver: str
     pairs: tuple[Pair, ...]
+    # The hints (1-based) a failing row offers: for its first token (the chi-square, a token of
+    # probability 0, a replacement outside the residual) and for its tokens per step.
+    hints: dict[str, int] = field(default_factory=dict)
 
     @property
     def tests(self) -> int:
@@ -99,17 +116,32 @@ def _rows(raw: Any, name: str, where: str) -> tuple[tuple[float, ...], ...]:
     return tuple(rows)
 
 
-def load_check(raw: Any, folder: Path) -> DistributionCheck | None:
+HINT_TESTS = ("first_token", "tokens_per_step")
+
+
+def load_check(raw: Any, folder: Path, hint_count: int = 0) -> DistributionCheck | None:
     """``[distribution]`` of exercise.toml and its driver; raises ValueError naming the problem."""
     if raw is None:
         return None
-    if not isinstance(raw, dict) or set(raw) - {"pairs"}:
-        raise ValueError("[distribution] holds only [[distribution.pairs]]")
+    if not isinstance(raw, dict) or set(raw) - {"pairs", "hints"}:
+        raise ValueError("[distribution] holds only [[distribution.pairs]] and its hints")
+    hints = raw.get("hints", {})
+    if not (
+        isinstance(hints, dict)
+        and set(hints) <= set(HINT_TESTS)
+        and all(type(n) is int and 1 <= n <= hint_count for n in hints.values())
+    ):
+        raise ValueError(
+            f"[distribution] hints map {' and '.join(HINT_TESTS)} to hint numbers from 1 to "
+            f"{hint_count}"
+        )
     pairs = []
     for index, item in enumerate(raw.get("pairs", []), start=1):
         where = f"distribution pair {index}"
-        if not isinstance(item, dict) or set(item) != {"name", "p", "q", "trials", "seed"}:
-            raise ValueError(f"{where}: needs exactly name, p, q, trials and seed")
+        if not isinstance(item, dict) or not PAIR_KEYS <= set(item) <= PAIR_KEYS | {"first_look"}:
+            raise ValueError(
+                f"{where}: needs exactly name, p, q, trials and seed (first_look may be added)"
+            )
         p, q = _rows(item["p"], "p", where), _rows(item["q"], "q", where)
         if len(p) != len(q) + 1 or len(p[0]) != len(q[0]):
             raise ValueError(f"{where}: p needs one row more than q, of the same length")
@@ -118,7 +150,10 @@ def load_check(raw: Any, folder: Path) -> DistributionCheck | None:
             raise ValueError(f"{where}: trials must be an integer from 1 to {MAX_TRIALS}")
         if type(seed) is not int or seed < 0:
             raise ValueError(f"{where}: seed must be a non-negative integer")
-        pairs.append(Pair(str(item["name"]), p, q, trials, seed))
+        look = item.get("first_look")
+        if look is not None and (type(look) is not int or not 1 <= look < trials):
+            raise ValueError(f"{where}: first_look must be an integer from 1 to trials - 1")
+        pairs.append(Pair(str(item["name"]), p, q, trials, seed, look))
     if not pairs:
         raise ValueError("[distribution] declares no pairs")
     driver = folder / DRIVER_FILE
@@ -126,7 +161,7 @@ def load_check(raw: Any, folder: Path) -> DistributionCheck | None:
         raise ValueError(f"{driver}: missing (the distribution check's driver)")
     source = driver.read_text(encoding="utf-8")
     compile(source, str(driver), "exec")  # a SyntaxError names the line
-    return DistributionCheck(source, tuple(pairs))
+    return DistributionCheck(source, tuple(pairs), dict(hints))
 
 
 # -- from counts to a row --------------------------------------------------------------------
@@ -146,6 +181,24 @@ INVALID = {
     "no_draw": "drew no number from the generator it was given, yet every step draws at least "
     "one (for its final sample): the check judges tokens that come from that generator",
 }
+
+
+def _outside_sound(counts: dict[str, Any], vocabulary: int) -> bool:
+    """The replacements outside the residual, if counted: a number up to the trials, and the
+    first of them (trial, draft, token) exactly when there was one, with tokens in range."""
+    outside, seen = counts.get("outside", 0), counts.get("first_outside")
+    if type(outside) is not int or not 0 <= outside <= counts["trials"]:
+        return False
+    if outside == 0:
+        return seen is None
+    return (
+        isinstance(seen, dict)
+        and set(seen) == {"trial", "draft", "token"}
+        and all(type(x) is int for x in seen.values())
+        and 1 <= seen["trial"] <= counts["trials"]
+        and 0 <= seen["draft"] < vocabulary
+        and 0 <= seen["token"] < vocabulary
+    )
 
 
 def _invalid_sentence(invalid: Any, gamma: int) -> str:
@@ -174,18 +227,90 @@ def _percent(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, str, Chart]:
-    """The verdict on one pair's counts: passed, the sentence, the chart."""
+def _impossible(target: Sequence[float], first: Sequence[int]) -> list[int]:
+    """The tokens the step returned first that the target's row gives probability 0."""
+    return [t for t, x in enumerate(target) if x == 0 and first[t] > 0]
+
+
+def _mean_test(pair: Pair, lengths: list[int], trials: int, rate: float) -> tuple[float, float]:
+    """The tokens per step: how far the counts' mean is from the law's, and the margin that a
+    correct step passes with probability below ``rate`` (Bernstein)."""
+    mean, variance = _geometric(pair.alpha, pair.gamma)
+    seen = sum(k * c for k, c in enumerate(lengths, start=1)) / trials
+    spread = max(mean - 1, pair.gamma + 1 - mean)
+    return abs(seen - mean), statistics.bernstein_margin(trials, variance, spread, rate)
+
+
+def settled_early(pair: Pair, counts: dict[str, Any]) -> bool:
+    """Whether a first look's counts are clearly what a correct step gives, so the pair's other
+    trials are not needed: no token of probability 0, the chi-square under its (1 - CONTINUE)
+    quantile and, on equal rows, the mean within the margin at CONTINUE."""
+    trials, first = counts["trials"], counts["first"]
+    target = pair.p[0]
+    if _impossible(target, first) or counts.get("outside"):
+        return False
+    expected = [trials * x for x in target]
+    statistic, df = statistics.chi2_statistic(first, expected, MIN_EXPECTED)
+    if statistic > statistics.chi2_threshold(CONTINUE, df):
+        return False
+    if pair.rows_equal:
+        distance, margin = _mean_test(pair, counts["lengths"], trials, CONTINUE)
+        return distance <= margin
+    return True
+
+
+def goes_on(pair: Pair, counts: Any) -> bool:
+    """Whether a pair's first look calls for the rest of its trials: sound counts of the look
+    that neither settle it nor already fail it for certain (a token of probability 0, or a
+    replacement outside the residual)."""
+    if pair.first_look is None or not isinstance(counts, dict) or "invalid" in counts:
+        return False
+    if _counts(counts.get("first"), len(pair.p[0]), pair.first_look) is None:
+        return False
+    if _counts(counts.get("lengths"), pair.gamma + 1, pair.first_look) is None:
+        return False
+    if _impossible(pair.p[0], counts["first"]) or counts.get("outside"):
+        return False  # failed for certain already
+    return not settled_early(pair, counts)
+
+
+def _outside_sentence(pair: Pair, seen: dict[str, int], outside: int, trials: int) -> str:
+    """What a replacement outside the residual says: the trial, the draft, the token."""
+    p, q = pair.p[0], pair.q[0]
+    trial, draft, token = seen["trial"], seen["draft"], seen["token"]
+    if p[draft] >= q[draft]:
+        why = (
+            f"but p = {p[draft]:.4g} >= q = {q[draft]:.4g} there, so p / q >= 1 and every draw "
+            f"accepts token {draft}"
+        )
+    else:
+        why = (
+            f"but a replacement is drawn from the residual max(p[0] - q[0], 0), which gives "
+            f"token {token} probability 0 (p = {p[token]:.4g} <= q = {q[token]:.4g})"
+        )
+    return (
+        f"on trial {trial} the draft proposed token {draft} first and your step returned token "
+        f"{token} in its place, {why}; {outside} of your {trials} steps began with such a "
+        f"replacement, which a correct step never makes"
+    )
+
+
+def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[str | None, str, Chart]:
+    """The verdict on one pair's counts (all its trials, or its first look's): the test it
+    failed first (one of HINT_TESTS; None: it passed), the sentence, the chart. A first look
+    that settled the pair passes every test here too: its bounds are inside the thresholds."""
     rate = FALSE_FAIL / tests
-    trials = pair.trials
+    trials = counts["trials"]
     target = list(pair.p[0])
     first, lengths = counts["first"], counts["lengths"]
     expected = [trials * x for x in target]
     observed = [c / trials for c in first]
-    impossible = [t for t, x in enumerate(target) if x == 0 and first[t] > 0]
+    impossible = _impossible(target, first)
+    outside = counts.get("outside", 0)
     statistic, df = statistics.chi2_statistic(first, expected, MIN_EXPECTED)
     threshold = statistics.chi2_threshold(rate / CHI2_SAFETY, df)
-    passed = not impossible and statistic <= threshold
+    passed = not impossible and not outside and statistic <= threshold
+    failed = None if passed else "first_token"
     tokens = list(range(len(target)))
     chart = Chart(
         tokens=tokens,
@@ -197,13 +322,15 @@ def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, st
         passed=passed,
     )
     parts = []
+    if outside:
+        parts.append(_outside_sentence(pair, counts["first_outside"], outside, trials))
     if impossible:
         t = impossible[0]
         parts.append(
             f"your step returned token {t} first {first[t]} times out of {trials}, but the "
             f"target's row p[0] gives it probability 0"
         )
-    elif not passed:
+    elif statistic > threshold:
         over = max(tokens, key=lambda t: observed[t] - target[t])
         under = min(tokens, key=lambda t: observed[t] - target[t])
         parts.append(
@@ -223,16 +350,16 @@ def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, st
         )
     if pair.rows_equal:
         alpha, gamma = pair.alpha, pair.gamma
-        mean, variance = _geometric(alpha, gamma)
+        mean, _ = _geometric(alpha, gamma)
         seen = sum(k * c for k, c in enumerate(lengths, start=1)) / trials
-        spread = max(mean - 1, gamma + 1 - mean)
-        margin = statistics.bernstein_margin(trials, variance, spread, rate)
+        distance, margin = _mean_test(pair, lengths, trials, rate)
         formula = (
             f"(1 - alpha^(gamma+1)) / (1 - alpha) = {mean:.3f} (alpha = {alpha:.3g}, "
             f"gamma = {gamma})"
         )
-        if abs(seen - mean) > margin:
+        if distance > margin:
             passed = False
+            failed = failed or "tokens_per_step"
             chart = chart.model_copy(update={"passed": False})
             parts.append(
                 f"your steps yielded {seen:.3f} tokens on average; with every row the same a "
@@ -241,7 +368,12 @@ def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[bool, st
             )
         else:
             parts.append(f"tokens per step averaged {seen:.3f}, as expected: {formula}")
-    return passed, "; ".join(parts), chart
+    if passed and trials == pair.first_look:
+        parts.append(
+            f"settled at the first look: {trials} of the {pair.trials} trials were clearly "
+            f"enough, so the other {pair.trials - trials} did not run"
+        )
+    return failed, "; ".join(parts), chart
 
 
 def check_rows(
@@ -274,21 +406,23 @@ def check_rows(
         vocabulary = len(pair.p[0])
         valid = (
             isinstance(counts, dict)
-            and counts.get("trials") == pair.trials
-            and _counts(counts.get("first"), vocabulary, pair.trials) is not None
-            and _counts(counts.get("lengths"), pair.gamma + 1, pair.trials) is not None
+            and counts.get("trials") in (pair.trials, pair.first_look)
+            and _counts(counts.get("first"), vocabulary, counts["trials"]) is not None
+            and _counts(counts.get("lengths"), pair.gamma + 1, counts["trials"]) is not None
+            and _outside_sound(counts, vocabulary)
         )
         if not valid:
             message = "the distribution check's counts did not add up; it could not judge"
             rows.append(row.model_copy(update={"message": message}))
             continue
-        passed, message, chart = judge_pair(pair, counts, check.tests)
-        if passed and exact_failed:
+        failed, message, chart = judge_pair(pair, counts, check.tests)
+        if failed is None and exact_failed:
             message += ". " + ORDER_LESSON
         rows.append(
             row.model_copy(
                 update={
-                    "status": Status.passed if passed else Status.failed,
+                    "status": Status.passed if failed is None else Status.failed,
+                    "hint": check.hints.get(failed) if failed is not None else None,
                     "expected": list(pair.p[0]),
                     "actual": [round(x, 6) for x in chart.observed],
                     "message": message,

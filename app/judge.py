@@ -144,19 +144,26 @@ class Judge:
         jobs = [exercise.job(code, inputs)]
         if drawn and ahead is None:
             jobs.append(exercise.reference_job(drawn))
-        chunks = self._check_jobs(exercise, code) if submit else []
-        # Longest first: the check's chunks (hundreds of steps each) take the fast slots, and
+        looks = self._check_jobs(exercise, code) if submit else []
+        # Longest first: the check's jobs (hundreds of steps each) take the fast slots, and
         # the learner's and the reference's shorter jobs fill in beside them, so the cores
         # finish together (the check last, alone on one core, was the Submit's tail).
-        futures = self._submit_all([job for _, job in chunks] + jobs)
-        checks = list(zip([chunk for chunk, _ in chunks], futures[: len(chunks)], strict=True))
-        learner = futures[len(chunks)]
+        futures = self._submit_all([job for _, job in looks] + jobs)
+        learner = futures[len(looks)]
         reference = ahead if ahead is not None else futures[-1] if drawn else None
-        result = await self._outcome(exercise, learner)
-        if reference is not None:
-            expected = await self._outcome(exercise, reference)
-            cases += case_sets.expected_cases(exercise, drawn, expected, names, "random")
-        checked = await self._checked(exercise, checks) if checks else None
+        # The check goes on by itself: a pair whose first look did not settle it starts the
+        # rest of its trials as soon as that look answers, not once the learner's job has.
+        handed = [(batch, future) for (batch, _), future in zip(looks, futures, strict=False)]
+        checking = asyncio.ensure_future(self._checked(exercise, code, handed)) if looks else None
+        try:
+            result = await self._outcome(exercise, learner)
+            if reference is not None:
+                expected = await self._outcome(exercise, reference)
+                cases += case_sets.expected_cases(exercise, drawn, expected, names, "random")
+            checked = await checking if checking is not None else None
+        finally:
+            if checking is not None:
+                _settle(checking)
         duration = (time.perf_counter() - started) * 1000
         report = build_report(exercise, result, duration, cases, Mode(mode), seed)
         if replayed is not None:
@@ -227,19 +234,19 @@ class Judge:
 
     def _check(
         self, exercise: Exercise, code: str
-    ) -> list[tuple[check_jobs.Chunk, Future[RunResult]]]:
-        """The exercise's distribution check on ``code``, one job of the pool per chunk of a
-        pair's trials (none declared: no jobs).
+    ) -> list[tuple[check_jobs.Batch, Future[RunResult]]]:
+        """The first stage of the exercise's distribution check on ``code``, handed to the
+        pool, a job per batch of chunks of the pairs' trials (none declared: no jobs).
 
         The learner's code and the trusted driver, in confined children; the counts come back
         here for the statistics (app/distribution.py)."""
-        chunks = self._check_jobs(exercise, code)
-        futures = self._submit_all([job for _, job in chunks])
-        return list(zip([chunk for chunk, _ in chunks], futures, strict=True))
+        looks = self._check_jobs(exercise, code)
+        futures = self._submit_all([job for _, job in looks])
+        return list(zip([batch for batch, _ in looks], futures, strict=True))
 
     @staticmethod
-    def _check_jobs(exercise: Exercise, code: str) -> list[tuple[check_jobs.Chunk, Job]]:
-        """The distribution check's jobs, one per chunk of a pair's trials (none declared: [])."""
+    def _check_jobs(exercise: Exercise, code: str) -> list[tuple[check_jobs.Batch, Job]]:
+        """The distribution check's first-stage jobs (none declared: [])."""
         check = exercise.distribution
         if check is None:
             return []
@@ -248,12 +255,27 @@ class Judge:
         )
 
     async def _checked(
-        self, exercise: Exercise, futures: list[tuple[check_jobs.Chunk, Future[RunResult]]]
+        self,
+        exercise: Exercise,
+        code: str,
+        futures: list[tuple[check_jobs.Batch, Future[RunResult]]],
     ) -> RunResult:
-        """The check's jobs, waited for together, as one result (a case per pair, in order)."""
-        assert exercise.distribution is not None
-        done = [(chunk, await self._outcome(exercise, future)) for chunk, future in futures]
-        return check_jobs.merged_result(exercise.distribution, done)
+        """The check's first-stage jobs waited for, then the rest of the trials of each pair
+        whose first look did not settle it, as one result (a case per pair, in order)."""
+        check = exercise.distribution
+        assert check is not None
+        done = [(batch, await self._outcome(exercise, future)) for batch, future in futures]
+        looked = check_jobs.merged_result(check, done)
+        rest = check_jobs.second_stage(check, looked)
+        if not rest:
+            return looked
+        more = check_jobs.check_jobs(
+            check, code, exercise.entry_point, exercise.helpers_code, exercise.limits, stage=rest
+        )
+        started = self._submit_all([job for _, job in more])
+        for (batch, _), future in zip(more, started, strict=True):
+            done.append((batch, await self._outcome(exercise, future)))
+        return check_jobs.merged_result(check, done)
 
     async def check_rows_async(
         self, exercise: Exercise, code: str, exact_failed: bool
@@ -262,7 +284,7 @@ class Judge:
         futures = self._check(exercise, code)
         if not futures or exercise.distribution is None:
             return []
-        result = await self._checked(exercise, futures)
+        result = await self._checked(exercise, code, futures)
         return distribution.check_rows(
             exercise.distribution, result, limits_text(exercise), exact_failed
         )
@@ -293,6 +315,15 @@ def _finished_cleanly(future: Future[RunResult]) -> bool:
         return False
     result = future.result()
     return result.setup is None and all(case.outcome in ANSWERED for case in result.cases)
+
+
+def _settle(task: asyncio.Future[Any]) -> None:
+    """A task this grade no longer waits for (it failed first): cancelled if still running,
+    its exception taken if it ended with one (asyncio warns of an exception nobody read)."""
+    if not task.done():
+        task.cancel()
+    elif not task.cancelled():
+        task.exception()
 
 
 def _check_size(exercise: Exercise, code: str) -> None:

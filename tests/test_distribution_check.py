@@ -7,6 +7,7 @@ does the statistics. Seeds are fixed, so every verdict here is reproducible.
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -53,15 +54,47 @@ def test_each_step_wrong_in_distribution_fails(name: str, judge: Judge, exercise
     assert failed, [row.message for row in rows]
     for row in failed:
         assert row.chart is not None and not row.chart.passed
-        assert row.chart.statistic > row.chart.threshold
         message = row.message or ""
-        assert "is not distributed as the target's row p[0]" in message
-        assert "(the most over-sampled)" in message and "(the most under-sampled)" in message
+        # Its first tokens out of proportion, or a replacement the residual never gives.
+        if row.chart.statistic > row.chart.threshold:
+            assert "is not distributed as the target's row p[0]" in message
+            assert "(the most over-sampled)" in message and "(the most under-sampled)" in message
+        else:
+            assert "in its place, but a replacement is drawn from the residual" in message
     # The first pair (every row the same) is built so the residual's mistakes show there; an
     # unclamped residual (its sum is round-off) puts all its mass on one token, which the
     # second pair, whose draft always proposes token 1 (p = 0.1), shows at 9 per step.
     decisive = 1 if name == "wrong_residual_not_clamped" else 0
     assert rows[decisive].status == Status.failed
+    # Each failing row offers the hint on the residual, the exercise's for a first token.
+    assert exercise.distribution.hints["first_token"] == 2
+    assert all(row.hint == 2 for row in failed)
+    assert all(row.hint is None for row in rows if row.status == Status.passed)
+
+
+@pytest.mark.parametrize("name", ["wrong_resample_from_target", "wrong_residual_abs"])
+def test_a_replacement_outside_the_residual_is_named_with_its_trial(
+    name: str, judge: Judge, exercise: Exercise
+) -> None:
+    rows = judge.check_rows(exercise, (GOLDEN / f"{name}.py").read_text(), exact_failed=True)
+    pair = exercise.distribution.pairs[0]
+    row = rows[0]
+    assert row.status == Status.failed
+    message = row.message or ""
+    found = re.search(
+        r"on trial (\d+) the draft proposed token (\d) first and your step returned token (\d) "
+        r"in its place, but a replacement is drawn from the residual max\(p\[0\] - q\[0\], 0\), "
+        r"which gives token \3 probability 0 \(p = ([\d.]+) <= q = ([\d.]+)\); (\d+) of your "
+        r"(\d+) steps began with such a replacement",
+        message,
+    )
+    assert found, message
+    trial, draft, token, p, q, outside, trials = found.groups()
+    assert 1 <= int(trial) <= int(trials) and draft != token
+    assert float(p) == pair.p[0][int(token)] <= pair.q[0][int(token)] == float(q)
+    assert 0 < int(outside) <= int(trials) == row.chart.trials  # type: ignore[union-attr]
+    # A certain failure at the first look: the rest of the trials did not run.
+    assert int(trials) == pair.first_look
 
 
 def test_the_chart_carries_the_numbers(judge: Judge, exercise: Exercise) -> None:
@@ -76,10 +109,10 @@ def test_the_chart_carries_the_numbers(judge: Judge, exercise: Exercise) -> None
     assert sum(chart.observed) == pytest.approx(1.0)
     # Unnormalised, the residual's draws past its sum (1 - alpha = 0.5) fall to its last positive
     # token (2): the draft never proposes it, so it should come out p[0][2] = 0.1, it comes
-    # out near 0.5 * (0.1 + 0.5) = 0.3.
+    # out near 0.5 * (0.1 + 0.5) = 0.3 (at 260 trials, within 0.06 of it: two deviations).
     over = max(chart.tokens, key=lambda t: chart.observed[t] - chart.target[t])
     assert over == 2
-    assert chart.observed[2] > 0.25
+    assert chart.observed[2] == pytest.approx(0.3, abs=0.06)
     assert f"token 2 came out {100 * chart.observed[2]:.1f}% of the time" in (row.message or "")
 
 
@@ -103,6 +136,7 @@ def test_a_wrong_mean_token_count_fails(judge: Judge, exercise: Exercise) -> Non
     assert "came out in the target's proportions" in (row.message or "")
     assert "tokens on average; with every row the same a correct step yields" in (row.message or "")
     assert "= 1.875 (alpha = 0.5, gamma = 3)" in (row.message or "")
+    assert row.hint == exercise.distribution.hints["tokens_per_step"] == 3  # where a step ends
 
 
 def test_the_same_seed_gives_the_same_verdict(judge: Judge, exercise: Exercise) -> None:
@@ -205,94 +239,134 @@ def test_a_correct_step_slower_than_the_reference_still_passes(
     assert [row.status for row in rows] == [Status.passed] * len(rows), [r.message for r in rows]
 
 
-def test_each_chunk_of_trials_is_a_job_with_a_budget_scaled_by_its_trials(
+def test_the_first_stage_is_packed_into_jobs_with_a_budget_scaled_by_their_trials(
     exercise: Exercise,
 ) -> None:
-    from app.check_jobs import CHUNK_TRIALS, SEED_STRIDE, STEP_ALLOWANCE_MS, check_jobs
+    from app.check_jobs import CHUNK_TRIALS, STEP_ALLOWANCE_MS, check_jobs, first_stage
 
     check = exercise.distribution
     assert check is not None
     jobs = check_jobs(check, "", exercise.entry_point, "", exercise.limits)
-    for index, pair in enumerate(check.pairs):
-        mine = [(chunk, job) for chunk, job in jobs if chunk.pair == index]
-        assert len(mine) == -(-pair.trials // CHUNK_TRIALS)  # as few chunks as fit
-        assert sum(chunk.trials for chunk, _ in mine) == pair.trials
-        assert [chunk.first_trial for chunk, _ in mine] == [
-            sum(c.trials for c, _ in mine[:k]) for k in range(len(mine))
-        ]
-        for k, (chunk, job) in enumerate(mine):
-            assert 0 < chunk.trials <= CHUNK_TRIALS
-            assert chunk.seed == pair.seed + k * SEED_STRIDE  # the first keeps the pair's seed
-            assert job.cases == ({**pair.inputs(), "trials": chunk.trials, "seed": chunk.seed},)
-            assert job.driver == check.driver
-            assert job.limits.time_ms >= chunk.trials * STEP_ALLOWANCE_MS
-            assert job.limits.memory_mb == exercise.limits.memory_mb
-    assert [chunk.pair for chunk, _ in jobs] == sorted(chunk.pair for chunk, _ in jobs)
-    # A chunk that fits the exercise's budget keeps the exercise's limits exactly (the warm
+    stage = first_stage(check)
+    # Every pair's look (or all of a pair's trials without one), in the pairs' order, a case
+    # per chunk, as few jobs as fit CHUNK_TRIALS steps each.
+    assert [chunk for batch, _ in jobs for chunk in batch] == stage
+    assert [chunk.pair for chunk in stage] == list(range(len(check.pairs)))
+    for pair, chunk in zip(check.pairs, stage, strict=True):
+        assert chunk.trials == (pair.first_look or pair.trials) and chunk.seed == pair.seed
+    for batch, job in jobs:
+        trials = sum(chunk.trials for chunk in batch)
+        assert trials <= CHUNK_TRIALS or len(batch) == 1
+        assert job.cases == tuple(
+            {**check.pairs[c.pair].inputs(), "trials": c.trials, "seed": c.seed} for c in batch
+        )
+        assert job.driver == check.driver
+        assert job.limits.time_ms >= trials * STEP_ALLOWANCE_MS
+        assert job.limits.memory_mb == exercise.limits.memory_mb
+    # A job that fits the exercise's budget keeps the exercise's limits exactly (the warm
     # spare children are forked with those); a longer one gets a budget of its own.
-    large = dataclasses.replace(check.pairs[0], trials=5_000)
+    assert all(job.limits == exercise.limits for _, job in jobs)
+    large = dataclasses.replace(check.pairs[0], trials=5_000, first_look=None)
     ((_, many),) = check_jobs(
         dataclasses.replace(check, pairs=(large,)), "", "f", "", exercise.limits, most=5_000
     )
-    assert all(job.limits == exercise.limits for _, job in jobs)
     assert many.limits.time_ms == 10_000 > exercise.limits.time_ms
 
 
-def test_the_pool_gets_the_chunks_and_the_rows_keep_the_pairs_order(
+def _recording(judge: Judge, handed: list) -> None:
+    submit_all = judge.pool.submit_all
+
+    def recording(jobs, background=False):  # type: ignore[no-untyped-def]
+        handed.extend(jobs)
+        return submit_all(jobs, background=background)
+
+    judge.pool.submit_all = recording  # type: ignore[method-assign]
+
+
+def test_the_pool_gets_the_looks_and_the_rows_keep_the_pairs_order(
     judge: Judge, exercise: Exercise
 ) -> None:
+    from app.check_jobs import check_jobs
     from app.schemas import Group, Mode
 
     check = exercise.distribution
     assert check is not None
     handed: list = []
-    submit_all = judge.pool.submit_all
-
-    def recording(jobs):  # type: ignore[no-untyped-def]
-        handed.extend(jobs)
-        return submit_all(jobs)
-
-    judge.pool.submit_all = recording  # type: ignore[method-assign]
+    _recording(judge, handed)
     try:
         report = judge.grade(exercise, exercise.solution_code, Mode.submit, 5)
     finally:
         del judge.pool.submit_all
     drivers = [job for job in handed if job.driver]
-    from app.check_jobs import check_jobs
-
-    chunked = check_jobs(check, exercise.solution_code, exercise.entry_point, "", exercise.limits)
-    assert [job.cases for job in drivers] == [job.cases for _, job in chunked]
+    looks = check_jobs(check, exercise.solution_code, exercise.entry_point, "", exercise.limits)
+    # The reference settles every pair at its first look: no more of the check runs.
+    assert [job.cases for job in drivers] == [job.cases for _, job in looks]
     rows = [test for test in report.tests if test.group == Group.check]
     assert [row.name for row in rows] == [f"distribution check: {p.name}" for p in check.pairs]
     assert [row.input for row in rows] == [pair.inputs() for pair in check.pairs]
     assert all(row.status == Status.passed and row.chart is not None for row in rows)
-    assert [row.chart.trials for row in rows if row.chart] == [p.trials for p in check.pairs]
+    assert [row.chart.trials for row in rows if row.chart] == [
+        p.first_look or p.trials for p in check.pairs
+    ]
+
+
+def test_a_look_that_does_not_settle_runs_the_rest_and_is_judged_on_all_trials(
+    judge: Judge, exercise: Exercise
+) -> None:
+    from app.check_jobs import chunks
+
+    check = exercise.distribution
+    assert check is not None
+    looking = [(index, pair) for index, pair in enumerate(check.pairs) if pair.first_look]
+    assert looking, "the resample exercise's first pair declares a first look"
+    handed: list = []
+    _recording(judge, handed)
+    try:
+        # Wrong in distribution (yet never outside the residual, which would fail it for
+        # certain at once): its look is far from clearly right, so the rest runs.
+        code = (GOLDEN / "wrong_residual_not_normalised.py").read_text()
+        rows = judge.check_rows(exercise, code, exact_failed=True)
+    finally:
+        del judge.pool.submit_all
+    cases = [case for job in handed for case in job.cases]
+    for index, pair in looking:
+        mine = [(case["trials"], case["seed"]) for case in cases if case["p"] == pair.inputs()["p"]]
+        assert mine == [(c.trials, c.seed) for c in chunks(pair, index)]
+        chart = rows[index].chart
+        assert chart is not None and chart.trials == pair.trials
+        assert rows[index].status == Status.failed
+        assert "first look" not in (rows[index].message or "")
 
 
 def test_a_pair_cut_into_chunks_gets_the_verdict_of_its_counts_added(
     judge: Judge, exercise: Exercise
 ) -> None:
-    # Through the real pool, chunks of 100 trials: every chunk a job, the counts added back
-    # per pair, one row per pair in order, the same verdicts as whole pairs get.
-    from app.check_jobs import check_jobs, merged_result
+    # Through the real pool, a job per chunk of at most 100 trials, every pair's trials all
+    # run (no first look): the counts added back per pair, one row per pair in order, the
+    # same verdicts as whole pairs get.
+    from app.check_jobs import check_jobs, chunks, merged_result
     from app.distribution import check_rows
     from app.reports import limits_text
 
     check = exercise.distribution
     assert check is not None
+    whole = dataclasses.replace(
+        check, pairs=tuple(dataclasses.replace(p, first_look=None) for p in check.pairs)
+    )
+    stage = [c for index, pair in enumerate(whole.pairs) for c in chunks(pair, index, most=100)]
 
     def rows(code: str) -> list:
         jobs = check_jobs(
-            check, code, exercise.entry_point, exercise.helpers_code, exercise.limits, most=100
+            whole, code, exercise.entry_point, exercise.helpers_code, exercise.limits, 100, stage
         )
-        assert len(jobs) == sum(-(-pair.trials // 100) for pair in check.pairs) > len(check.pairs)
-        futures = [(chunk, judge.pool.submit(job)) for chunk, job in jobs]
-        done = [(chunk, future.result(120)) for chunk, future in futures]
-        return check_rows(check, merged_result(check, done), limits_text(exercise), False)
+        assert len(jobs) == sum(-(-pair.trials // 100) for pair in whole.pairs) > len(whole.pairs)
+        futures = [(batch, judge.pool.submit(job)) for batch, job in jobs]
+        done = [(batch, future.result(120)) for batch, future in futures]
+        return check_rows(whole, merged_result(whole, done), limits_text(exercise), False)
 
     right = rows(exercise.solution_code)
-    assert [row.status for row in right] == [Status.passed] * len(check.pairs)
-    assert [row.chart.trials for row in right if row.chart] == [p.trials for p in check.pairs]
+    assert [row.status for row in right] == [Status.passed] * len(whole.pairs)
+    assert [row.chart.trials for row in right if row.chart] == [p.trials for p in whole.pairs]
     wrong = rows((GOLDEN / "wrong_residual_not_normalised.py").read_text())
     assert wrong[0].status == Status.failed
     assert "is not distributed as the target's row p[0]" in (wrong[0].message or "")

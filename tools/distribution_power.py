@@ -35,7 +35,7 @@ if str(CHECKOUT) not in sys.path:
 
 from app import check_jobs, checks, distribution, statistics  # noqa: E402
 from app.catalog import Catalog, Exercise  # noqa: E402
-from app.distribution import CHI2_SAFETY, FALSE_FAIL, MIN_EXPECTED, Pair  # noqa: E402
+from app.distribution import CHI2_SAFETY, CONTINUE, FALSE_FAIL, MIN_EXPECTED, Pair  # noqa: E402
 from app.judge import Judge  # noqa: E402
 
 EXERCISE = "speculative-decoding-resample"
@@ -69,16 +69,47 @@ class Power:
     trials_for_target: int | None  # the fewest trials with miss <= TARGET_MISS (None: none)
     mean_shift: float | None  # tokens per step, the step's mean minus the law's (equal rows)
     mean_margin: float | None
+    # P(a first look settles a step this wrong), at most (None: the pair declares no look):
+    # the smallest of its tests' chances of staying within their bounds.
+    early_pass: float | None = None
+    # Per trial, how often the step's first token is a replacement outside the residual (or a
+    # rejection of a token that p / q >= 1 always accepts): one is a certain failure.
+    outside_per_trial: float = 0.0
+    # P(the mean test passes a step this wrong), at most (1.0: no mean test, or no shift)
+    mean_miss: float = 1.0
+
+    @property
+    def end_miss(self) -> float:
+        """P(a step this wrong passes at all the pair's trials): every test misses it (the
+        chi-square, the mean, and not one step a replacement outside the residual), at most
+        the smallest of their chances."""
+        return min(self.miss, self.mean_miss, (1.0 - self.outside_per_trial) ** self.trials)
+
+    @property
+    def total_miss(self) -> float:
+        """P(the check passes a step this wrong), at most: settled early, or missed at the end."""
+        return min(1.0, self.end_miss + (self.early_pass or 0.0))
+
+
+@dataclass(frozen=True)
+class Law:
+    """What a step's many runs show: its first token's frequencies, the mean and variance of
+    its tokens per step, and how often it began with a replacement outside the residual."""
+
+    first: list[float]
+    mean: float
+    variance: float
+    outside: float
 
 
 def first_token_law(
     judge: Judge, exercise: Exercise, code: str, pair: Pair, trials: int
-) -> tuple[list[float], float] | None:
-    """The first token's frequencies and the mean tokens per step of ``code`` on ``pair``,
-    over ``trials`` steps of the real check (None: the step gave the check nothing to count)."""
+) -> Law | None:
+    """``code``'s step on ``pair`` over ``trials`` steps of the real check (None: the step gave
+    the check nothing to count)."""
     check = exercise.distribution
     assert check is not None
-    probe = dataclasses.replace(pair, trials=trials, seed=ESTIMATE_SEED)
+    probe = dataclasses.replace(pair, trials=trials, seed=ESTIMATE_SEED, first_look=None)
     ((_, job),) = check_jobs.check_jobs(
         dataclasses.replace(check, pairs=(probe,)),
         code,
@@ -95,7 +126,8 @@ def first_token_law(
         return None
     first, lengths = counts["first"], counts["lengths"]
     mean = sum(k * c for k, c in enumerate(lengths, start=1)) / trials
-    return [c / trials for c in first], mean
+    variance = sum((k - mean) ** 2 * c for k, c in enumerate(lengths, start=1)) / trials
+    return Law([c / trials for c in first], mean, variance, counts.get("outside", 0) / trials)
 
 
 def noncentrality(law: list[float], target: tuple[float, ...], trials: int) -> tuple[float, int]:
@@ -124,26 +156,74 @@ def power(
     found = first_token_law(judge, exercise, code, pair, estimate)
     if found is None:
         return None
-    law, mean = found
+    law, mean, outside = found.first, found.mean, found.outside
     target = pair.p[0]
     per_trial, df = noncentrality(law, target, pair.trials)
     threshold = statistics.chi2_threshold(FALSE_FAIL / check.tests / CHI2_SAFETY, df)
     miss = statistics.noncentral_chi2_cdf(threshold, df, per_trial * pair.trials)
     needed = None
-    if per_trial > 1e-3:  # below: estimation noise, no number of trials would tell
+    if per_trial > 1e-3 or outside > 0:  # below: estimation noise, no trials would tell
         for trials in range(50, distribution.MAX_TRIALS + 1, 10):
             at, _ = noncentrality(law, target, trials)  # bins pool differently at few trials
-            if at > 0 and miss_rate(at, target, trials, check.tests) <= TARGET_MISS:
+            chi_square = miss_rate(at, target, trials, check.tests) if at > 0 else 1.0
+            if min(chi_square, (1.0 - outside) ** trials) <= TARGET_MISS:
                 needed = trials
                 break
     shift = margin = None
+    mean_miss = 1.0
     if pair.rows_equal:
         expected, variance = distribution._geometric(pair.alpha, pair.gamma)
         spread = max(expected - 1, pair.gamma + 1 - expected)
         rate = FALSE_FAIL / check.tests
         shift = mean - expected
         margin = statistics.bernstein_margin(pair.trials, variance, spread, rate)
-    return Power(pair.name, pair.trials, df, threshold, per_trial, miss, needed, shift, margin)
+        mean_miss = _mean_within(found, pair, pair.trials, abs(shift) - margin)
+    early = early_pass(found, pair) if pair.first_look is not None else None
+    return Power(
+        pair.name,
+        pair.trials,
+        df,
+        threshold,
+        per_trial,
+        miss,
+        needed,
+        shift,
+        margin,
+        early,
+        outside,
+        mean_miss,
+    )
+
+
+def _mean_within(found: Law, pair: Pair, trials: int, gap: float) -> float:
+    """At most the chance that the mean tokens per step over ``trials`` steps of this law
+    strays ``gap`` or more from the law's own mean (towards a bound that far off): Bernstein's
+    inequality with the step's own variance, its tokens per step within gamma of that mean.
+    1.0 when gap <= 0 (the bound is not past the law's mean)."""
+    if gap <= 0:
+        return 1.0
+    exponent = trials * gap**2 / (2 * found.variance + 2 * pair.gamma * gap / 3)
+    return min(1.0, 2 * math.exp(-exponent))
+
+
+def early_pass(found: Law, pair: Pair) -> float:
+    """At most the chance that ``pair``'s first look settles a step of this law: settling
+    needs every test within its bound, so the smallest of the chi-square's chance (noncentral,
+    as at the end), the mean's (Bernstein's tail of the step's own mean past the distance
+    between its mean and the bound) and that no step of the look is a replacement outside
+    the residual."""
+    look = pair.first_look
+    assert look is not None
+    law, mean = found.first, found.mean
+    per_trial, df = noncentrality(law, pair.p[0], look)
+    bound = statistics.chi2_threshold(CONTINUE, df)
+    chance = statistics.noncentral_chi2_cdf(bound, df, per_trial * look)
+    if pair.rows_equal:
+        expected, law_variance = distribution._geometric(pair.alpha, pair.gamma)
+        spread = max(expected - 1, pair.gamma + 1 - expected)
+        early_margin = statistics.bernstein_margin(look, law_variance, spread, CONTINUE)
+        chance = min(chance, _mean_within(found, pair, look, abs(mean - expected) - early_margin))
+    return min(chance, (1.0 - found.outside) ** look)
 
 
 def exact_false_fail(pair: Pair, tests: int) -> float | None:
@@ -153,14 +233,26 @@ def exact_false_fail(pair: Pair, tests: int) -> float | None:
 
     The threshold is the asymptotic chi-square's (at the share of FALSE_FAIL over CHI2_SAFETY);
     this is what a correct step meets at the declared trials, with no approximation."""
-    trials = pair.trials
-    target = pair.p[0]
+    return exact_past(pair.p[0], pair.trials, FALSE_FAIL / tests / CHI2_SAFETY)
+
+
+def exact_goes_on(pair: Pair) -> float | None:
+    """P(a correct step's chi-square at ``pair``'s first look passes the bound that settles it),
+    exactly (None: no look, or more than four bins): how often it runs the rest of its trials."""
+    if pair.first_look is None:
+        return None
+    return exact_past(pair.p[0], pair.first_look, CONTINUE)
+
+
+def exact_past(target: tuple[float, ...], trials: int, rate: float) -> float | None:
+    """P(Pearson's statistic of ``trials`` draws from ``target`` passes the asymptotic
+    chi-square's ``rate`` quantile), summed over every count vector of the pooled bins."""
     groups = statistics.pooled_bins([trials * x for x in target], MIN_EXPECTED)
     probabilities = np.array([sum(target[i] for i in group) for group in groups])
     if len(groups) > 4 or not math.isclose(probabilities.sum(), 1.0):
         return None
     df = max(1, len(groups) - 1)
-    threshold = statistics.chi2_threshold(FALSE_FAIL / tests / CHI2_SAFETY, df)
+    threshold = statistics.chi2_threshold(rate, df)
     expected = trials * probabilities
     log_factorial = np.array([math.lgamma(k + 1.0) for k in range(trials + 1)])
     log_p = np.log(probabilities)
@@ -209,6 +301,12 @@ def main(argv: list[str]) -> int:
                     else "chi-square with a probability not enumerated (over four bins)"
                 )
             )
+            goes_on = exact_goes_on(pair)
+            if goes_on is not None:
+                print(
+                    f"  first look at {pair.first_look} trials: a correct step's chi-square goes "
+                    f"on to the rest with probability {goes_on:.3f} exactly (bound at {CONTINUE})"
+                )
             for name in args.mistakes:
                 code = (GOLDEN / exercise.id / f"{name}.py").read_text()
                 found = power(judge, exercise, code, pair, args.estimate)
@@ -220,11 +318,22 @@ def main(argv: list[str]) -> int:
                     if found.mean_shift is not None and found.mean_margin is not None
                     else ""
                 )
+                early = (
+                    f"; settled early with probability {found.early_pass:.1e}"
+                    if found.early_pass is not None
+                    else ""
+                )
+                outside = (
+                    f"; outside the residual {found.outside_per_trial:.3f}/trial"
+                    if found.outside_per_trial
+                    else ""
+                )
                 print(
                     f"  {name:<34} noncentrality {found.noncentrality_per_trial:.3f}/trial, "
-                    f"df {found.df}, threshold {found.threshold:.2f}: misses with probability "
-                    f"{found.miss:.1e}; {TARGET_MISS:g} needs "
-                    f"{found.trials_for_target or 'no number of'} trials{mean}"
+                    f"df {found.df}, threshold {found.threshold:.2f}: the chi-square misses "
+                    f"with probability {found.miss:.1e}{outside}; {TARGET_MISS:g} needs "
+                    f"{found.trials_for_target or 'no number of'} trials{mean}{early}; "
+                    f"missed in all {found.total_miss:.1e}"
                 )
     finally:
         judge.close()

@@ -22,6 +22,8 @@ def test_a_sound_declaration_loads(folder: Path) -> None:
     assert check is not None and check.tests == 1
     assert check.pairs[0].gamma == 1 and check.pairs[0].alpha == 0.75
     assert load_check(None, folder) is None
+    (looking,) = load_check({"pairs": [{**GOOD, "first_look": 4}]}, folder).pairs  # type: ignore[union-attr]
+    assert looking.first_look == 4 and check.pairs[0].first_look is None
 
 
 @pytest.mark.parametrize(
@@ -34,6 +36,10 @@ def test_a_sound_declaration_loads(folder: Path) -> None:
         ({"trials": 0}, "trials must be"),
         ({"seed": "x"}, "seed must be"),
         ({"extra": 1}, "needs exactly"),
+        ({"first_look": 10}, "first_look must be"),
+        ({"first_look": 0}, "first_look must be"),
+        ({"first_look": 2.5}, "first_look must be"),
+        ({"first_look": True}, "first_look must be"),
     ],
 )
 def test_a_bad_pair_is_named(folder: Path, change: dict, words: str) -> None:
@@ -51,3 +57,11 @@ def test_a_missing_or_broken_driver_is_named(folder: Path) -> None:
         load_check({"pairs": [GOOD]}, folder)
     with pytest.raises(ValueError, match="no pairs"):
         load_check({"pairs": []}, folder)
+
+
+def test_the_hints_a_failing_row_offers_are_checked(folder: Path) -> None:
+    check = load_check({"pairs": [GOOD], "hints": {"first_token": 2}}, folder, hint_count=3)
+    assert check is not None and check.hints == {"first_token": 2}
+    for hints in ({"first_token": 4}, {"first_token": 0}, {"mean": 1}, {"first_token": "2"}, []):
+        with pytest.raises(ValueError, match="hints map first_token and tokens_per_step"):
+            load_check({"pairs": [GOOD], "hints": hints}, folder, hint_count=3)

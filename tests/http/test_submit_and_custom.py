@@ -77,17 +77,17 @@ def test_submit_grades_examples_extra_and_random_in_order_with_the_seed(
     assert body["verdict"] == "accepted" and body["passed"] == body["total"] == total
     # The reference ran as a job of its own, on the random inputs only; the learner's job
     # never held the solution, nor did the distribution check's (the learner's code and the
-    # trusted driver, one job per pair). All were jobs of the pool: nothing ran in this process.
-    # The check's chunks first (the longest), then the learner's job and the reference's, which
+    # trusted driver, a case per pair). All were jobs of the pool: nothing ran in this process.
+    # The check's jobs first (the longest), then the learner's job and the reference's, which
     # is the first trusted job (the next Submit's reference may be started after the answer).
     handed = recorded[1].jobs
     *chunks, learner, reference = handed[: next(i for i, j in enumerate(handed) if j.trusted) + 1]
     assert learner.code == code and len(learner.cases) == 6 + extra + 20
-    assert len(chunks) >= checked  # a job per chunk of a pair's trials
-    assert all(job.code == code and job.driver and len(job.cases) == 1 for job in chunks)
-    for pair in exercise.distribution.pairs:  # each pair's trials, all of them, in its chunks
-        mine = [job.cases[0] for job in chunks if job.cases[0]["p"] == pair.inputs()["p"]]
-        assert sum(case["trials"] for case in mine) == pair.trials
+    assert chunks and all(job.code == code and job.driver for job in chunks)
+    cases = [case for job in chunks for case in job.cases]
+    for pair in exercise.distribution.pairs:  # each pair's look, or all its trials
+        mine = [case for case in cases if case["p"] == pair.inputs()["p"]]
+        assert sum(case["trials"] for case in mine) == (pair.first_look or pair.trials)
     assert reference.code == exercise.solution_code and reference.trace
     # Only the reference runs as trusted code (plain Python, no learner policy).
     assert reference.trusted and not learner.trusted
