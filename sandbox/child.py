@@ -183,11 +183,33 @@ class _Rehearsal:
             raise _JobArrived
 
 
-# The rehearsal walks the paths the exercises' jobs take: list, ndarray and value arguments, a
-# scripted and a seeded generator, numpy's legacy global state, helpers compiled by the policy,
-# and a job read from its JSON document. Only our own code, on inputs of our own. (A trusted
-# driver calling the step, as the distribution check does, cost the rehearsal ~1 ms more and
-# saved a one-trial check job nothing measurable: left out.)
+# Two rehearsals, for the two shapes of the exercises' jobs. The plain one: list arguments and
+# numpy's legacy global state. The one with helpers: list, ndarray and value arguments, a scripted
+# and a seeded generator, helpers compiled by the policy. Both start from the job's JSON document,
+# as a real job does. Only our own code, on inputs of our own. (A trusted driver calling the step,
+# as the distribution check does, cost the rehearsal ~1 ms more and saved a one-trial check job
+# nothing measurable: left out.)
+REHEARSAL_SOURCE = (
+    "import numpy as np\n"
+    "def f(a, b):\n"
+    "    out = []\n"
+    "    for i in range(len(a)):\n"
+    "        r = np.random.uniform()\n"
+    "        if r < min(1.0, b[i] / a[i]):\n"
+    "            out.append(i)\n"
+    "        else:\n"
+    "            break\n"
+    "    print(f'{out}')\n"
+    "    return out, len(out)\n"
+)
+REHEARSAL_JOB = Job(
+    code=REHEARSAL_SOURCE,
+    entry_point="f",
+    cases=({"a": [0.5, 0.5], "b": [0.25, 0.5]}, {"a": [0.125], "b": [0.5]}),
+    parameters={"a": "list", "b": "ndarray"},
+    limits=Limits(output_bytes=1024),
+    random_mode=RandomMode.global_state,
+)
 REHEARSAL_HELPERS = (
     "import numpy as np\n"
     "def pick(weights, rng):\n"
@@ -195,7 +217,7 @@ REHEARSAL_HELPERS = (
     "    token = int(np.searchsorted(running, rng.random(), side='right'))\n"
     "    return min(token, int(np.flatnonzero(weights > 0)[-1]))\n"
 )
-REHEARSAL_SOURCE = (
+REHEARSAL_HELPERS_SOURCE = (
     "import numpy as np\n"
     "def f(a, b, p, n, rng):\n"
     "    np.random.seed(n)\n"
@@ -211,8 +233,8 @@ REHEARSAL_SOURCE = (
     "    return out, len(out), p[0, 1]\n"
 )
 REHEARSAL_P = [[0.5, 0.25, 0.25], [0.25, 0.5, 0.25]]
-REHEARSAL_JOB = Job(
-    code=REHEARSAL_SOURCE,
+REHEARSAL_HELPERS_JOB = Job(
+    code=REHEARSAL_HELPERS_SOURCE,
     entry_point="f",
     cases=(
         {"a": [0.5, 0.5], "b": [0.25, 0.5], "p": REHEARSAL_P, "n": 1, "rng": {"seed": 2}},
@@ -225,13 +247,13 @@ REHEARSAL_JOB = Job(
     helpers=REHEARSAL_HELPERS,
 )
 # As a job arrives: its document's JSON, read by the real job's reader.
-REHEARSAL_BODY = REHEARSAL_JOB.body()
-# Its helpers, compiled once by the zygote's warm-up (its first rehearsal), as the zygote
+REHEARSAL_BODIES = {False: REHEARSAL_JOB.body(), True: REHEARSAL_HELPERS_JOB.body()}
+# The helpers, compiled once by the zygote's warm-up (its first rehearsal), as the zygote
 # compiles an exercise's: a spare then compiles only the job's own source.
 _REHEARSAL_COMPILED: dict[str, Any] = {}
 
 
-def rehearse(policy: Policy, job_fd: int | None = None) -> None:
+def rehearse(policy: Policy, job_fd: int | None = None, with_helpers: bool = False) -> None:
     """Run a small job through the real harness before the real one arrives.
 
     A spare child shares its memory with the zygote; the first write to each page costs a
@@ -240,6 +262,11 @@ def rehearse(policy: Policy, job_fd: int | None = None) -> None:
     sources at light load, p50 10.2 -> 9.2 ms over three interleaved runs). It runs only our own
     code, and everything it sets the real job sets again. With ``job_fd`` (a spare's), it
     stops as soon as the real job is there to be read.
+
+    ``with_helpers`` rehearses the job with helpers, arrays and generators (the zygote asks for
+    it when its last job came with an exercise's helpers): a resample job's child then costs
+    ~1.3 ms less, but the rehearsal ~2.4 ms more, which only idle cores can spare (on verify's
+    jobs it saved nothing and cost throughput at full load).
     """
     compiled = _REHEARSAL_COMPILED
     if not compiled:
@@ -247,7 +274,7 @@ def rehearse(policy: Policy, job_fd: int | None = None) -> None:
     mailbox = _Rehearsal(job_fd)
     try:
         mailbox.stop_if_job_arrived()
-        job = Job.from_document(json.loads(REHEARSAL_BODY))
+        job = Job.from_document(json.loads(REHEARSAL_BODIES[with_helpers]))
         run_job(job, mailbox, policy, 0, compiled[HELPERS_FILENAME])  # type: ignore[arg-type]
     except _JobArrived:
         pass

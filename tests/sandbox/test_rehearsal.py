@@ -3,8 +3,8 @@ errors.
 
 A rehearsal whose code failed early would pre-pay nothing, and its result is never reported
 anywhere, so this is where such a regression shows. (A second rehearsal job for the generator
-path was once tried and dropped: it cost about 15% of the throughput for no latency gain. The
-one job now walks that path itself, at the cost of one compile as before.)
+path was once tried and dropped: it cost about 15% of the throughput for no latency gain. A
+spare now rehearses one job of two, the one shaped like the zygote's last job.)
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox import values
-from sandbox.child import REHEARSAL_JOB, rehearse, run_job
+from sandbox.child import REHEARSAL_HELPERS_JOB, REHEARSAL_JOB, rehearse, run_job
 from sandbox.policy import Policy
+from sandbox.protocol import Job, RandomMode
 
 
 class Recorder:
@@ -27,25 +28,35 @@ class Recorder:
         pass
 
 
-def test_the_rehearsal_job_compiles_and_returns_on_every_case() -> None:
+def _rehearsed(job: Job) -> list[dict[str, Any]]:
     recorder = Recorder()
-    run_job(REHEARSAL_JOB, recorder, Policy(), 0)  # type: ignore[arg-type]
+    run_job(job, recorder, Policy(), 0)  # type: ignore[arg-type]
     kinds = [message["t"] for message in recorder.messages]
-    assert kinds == ["ready", *["case"] * len(REHEARSAL_JOB.cases), "end"]
+    assert kinds == ["ready", *["case"] * len(job.cases), "end"]
     cases = [message for message in recorder.messages if message["t"] == "case"]
     assert all(case["outcome"] == "returned" and case["error"] is None for case in cases), cases
+    return cases
+
+
+def test_the_plain_rehearsal_job_compiles_and_returns_on_every_case() -> None:
+    for case in _rehearsed(REHEARSAL_JOB):
+        assert case["value"]["t"] == "tuple" and case["output"]  # it printed, too
+    assert REHEARSAL_JOB.random_mode is RandomMode.global_state
+
+
+def test_the_rehearsal_with_helpers_walks_arrays_generators_and_helpers() -> None:
     # A step that used its helper, drew from each kind of generator (the helper's draw last),
     # returned a numpy number among plain ones, and left its arrays as built.
-    for case in cases:
+    for case in _rehearsed(REHEARSAL_HELPERS_JOB):
         tokens, length, number = case["value"]["v"]
         assert tokens["t"] == "list" and length["v"] == len(tokens["v"])
         assert number == {"t": "numpy", "dtype": "float64", "v": 0.25}
         assert case["draws"] >= 2 and case["inputs_after"] == {}
-    specs = [case["rng"] for case in REHEARSAL_JOB.cases]
+    specs = [case["rng"] for case in REHEARSAL_HELPERS_JOB.cases]
     assert {next(iter(spec)) for spec in specs} == {"seed", "scripted"}
-    kinds_used = set(REHEARSAL_JOB.parameters.values())
+    kinds_used = set(REHEARSAL_HELPERS_JOB.parameters.values())
     assert kinds_used == {"list", "ndarray", "value", "rng"}
-    assert REHEARSAL_JOB.helpers and REHEARSAL_JOB.rng_argument == "rng"
+    assert REHEARSAL_HELPERS_JOB.helpers and REHEARSAL_HELPERS_JOB.rng_argument == "rng"
 
 
 def test_rehearse_runs_from_the_job_document_and_twice_alike(monkeypatch: Any) -> None:
@@ -63,6 +74,9 @@ def test_rehearse_runs_from_the_job_document_and_twice_alike(monkeypatch: Any) -
     first = list(built)
     rehearse(policy)
     assert first and built == first * 2
+    built.clear()
+    rehearse(policy, with_helpers=True)
+    assert built == [*REHEARSAL_HELPERS_JOB.parameters.values()] * len(REHEARSAL_HELPERS_JOB.cases)
 
 
 def test_a_spare_stops_rehearsing_when_its_job_arrives(monkeypatch: Any) -> None:
