@@ -271,6 +271,10 @@ def rehearse(policy: Policy, job_fd: int | None = None, with_helpers: bool = Fal
     compiled = _REHEARSAL_COMPILED
     if not compiled:
         compiled[HELPERS_FILENAME] = compile_learner(REHEARSAL_HELPERS, HELPERS_FILENAME)
+    # A job whose random mode is not the legacy global state never seeds it, and a learner's
+    # step may draw from it all the same (a mistake a report shows): a spare hands its job the
+    # state the zygote left, whichever rehearsal it ran and wherever that stopped.
+    legacy = np.random.get_state() if job_fd is not None else None
     mailbox = _Rehearsal(job_fd)
     try:
         mailbox.stop_if_job_arrived()
@@ -278,6 +282,9 @@ def rehearse(policy: Policy, job_fd: int | None = None, with_helpers: bool = Fal
         run_job(job, mailbox, policy, 0, compiled[HELPERS_FILENAME])  # type: ignore[arg-type]
     except _JobArrived:
         pass
+    finally:
+        if legacy is not None:
+            np.random.set_state(legacy)
 
 
 def run_job(

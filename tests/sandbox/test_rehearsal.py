@@ -104,3 +104,28 @@ def test_a_spare_stops_rehearsing_when_its_job_arrives(monkeypatch: Any) -> None
     finally:
         os.close(job_read)
         os.close(job_write)
+
+
+def test_a_spare_hands_its_job_the_legacy_global_state_the_zygote_left() -> None:
+    # A generator-mode job never seeds numpy's legacy state; a learner drawing from it must get
+    # the same numbers whichever rehearsal the spare ran, and wherever that stopped.
+    import os
+
+    import numpy as np
+
+    policy = Policy()
+    rehearse(policy)  # as the zygote's warm-up ends
+    after_warm_up = np.random.random(3)
+    job_read, job_write = os.pipe()
+    try:
+        for with_helpers in (False, True):
+            rehearse(policy)
+            rehearse(policy, job_read, with_helpers)
+            assert np.array_equal(np.random.random(3), after_warm_up)
+        os.write(job_write, b"job")  # a job waits: the rehearsal stops at once
+        rehearse(policy)
+        rehearse(policy, job_read, True)
+        assert np.array_equal(np.random.random(3), after_warm_up)
+    finally:
+        os.close(job_read)
+        os.close(job_write)
