@@ -2,11 +2,12 @@
 
 Jobs of the resample exercise through the real pool (every layer on), a unique source each, one
 at a time with a pause between them so that a rehearsed spare is always waiting: the reference
-as a learner's job on the six examples, on a Submit's 34 cases (examples, extra, random), and a
-distribution-check job of one trial. Prints the median child CPU (read by the zygote from the
-child's CPU clock, from its assignment to its end) and wall time (the host's, hand-over to
-answer) of each kind. Imports only ``app`` and ``sandbox``, so that with ``PYTHONPATH`` set to
-another checkout the file measures that checkout (A/B runs in one session). Asserts nothing.
+as a learner's job on one example, on the six examples, on a Submit's 34 cases (examples, extra,
+random), and a distribution-check job of one trial. Prints the median child CPU (read by the
+zygote from the child's CPU clock, from its assignment to its end) and wall time (the host's,
+hand-over to answer) of each kind. Imports only ``app`` and ``sandbox``, so that with
+``PYTHONPATH`` set to another checkout the file measures that checkout (A/B runs in one
+session). Asserts nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def kinds_of_job() -> dict[str, Any]:
     )[0][1]
     trial_case = {**one_trial.cases[0], "trials": 1}
     return {
+        "1 case": lambda code: exercise.job(code, examples[:1]),
         f"{len(examples)} cases": lambda code: exercise.job(code, examples),
         f"{len(submit)} cases": lambda code: exercise.job(code, submit),
         "1 trial": lambda code: dataclasses.replace(one_trial, code=code, cases=(trial_case,)),
