@@ -32,8 +32,12 @@ class ProtocolError(ValueError):
     """A frame or message that does not follow the protocol."""
 
 
+# One encoder for every frame: json.dumps with options builds a new one per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
 def encode(message: dict[str, Any]) -> bytes:
-    body = json.dumps(message, separators=(",", ":"), allow_nan=False).encode()
+    body = _ENCODER.encode(message).encode()
     return HEADER.pack(len(body)) + body
 
 

@@ -30,7 +30,7 @@ LAZY_METHODS = "sum mean std var min max any all prod cumsum argmax argmin round
 
 
 def warm_up(policy: Policy) -> None:
-    """Exercise everything once, ending with the rehearsal that spares repeat."""
+    """Exercise everything once, ending with the rehearsals that spares repeat."""
     namespace = policy.namespace()
     exec(compile_learner(SAMPLE), namespace)
     namespace["f"]([1, 2])
@@ -50,4 +50,5 @@ def warm_up(policy: Policy) -> None:
     np.searchsorted(np.cumsum([0.5, 0.5]), 0.5, side="right")
     json.loads(json.dumps({"a": [1.5, None]}))
     values.tag((np.int64(1), [1.0], np.zeros(2)))
+    rehearse(policy, with_helpers=True)
     rehearse(policy)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import gc
 import os
-import select
 import selectors
 import signal
 import sys
@@ -121,6 +120,7 @@ class Zygote:
         self.attempts: dict[int, Attempt] = {}  # by exit fd
         self.spares: deque[Spare] = deque()
         self.recent_limits: Limits | None = None
+        self.recent_helpers = False  # whether the last job came with an exercise's helpers
         self.control = protocol.FrameReader()
         # Exercises' helpers, compiled once: trusted code, the same for every learner. No
         # learner's code is ever kept here: every later child is forked from this memory.
@@ -271,6 +271,7 @@ class Zygote:
     def assign(self, header: dict[str, Any], limits: Limits, body: bytes) -> Attempt:
         """Hand one job (from its first case on) to a confined child."""
         self.recent_limits = limits
+        self.recent_helpers = header.get("helpers_key") is not None
         spare = self.take_spare(limits)
         first_case = int(header["first_case"])
         spent_cpu = float(header.get("spent_cpu_ms", 0.0)) / 1000
@@ -320,8 +321,8 @@ class Zygote:
             self.spares.clear()
             layers = self.confinement.apply(limits, keep_fds=[job_fd, exit_fd])
             mailbox.send({"t": "hello", "layers": dict(layers, policy=True)})
-            if not select.select([job_fd], [], [], 0)[0]:
-                rehearse(self.policy)  # idle: pay the page copies now
+            # While idle: pay the page copies now, along the path the next job likely takes.
+            rehearse(self.policy, job_fd, self.recent_helpers)
             header, job = receive_assignment(job_fd)
             os.close(job_fd)
             helpers = self.helpers.get(str(header.get("helpers_key")))

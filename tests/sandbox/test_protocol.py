@@ -138,3 +138,33 @@ def test_a_job_body_is_its_document_and_shared_cases_are_encoded_once() -> None:
         assert Job.from_document(json.loads(body)) == job
     assert len(memo) == 2  # the shared case once, the learner's own once
     assert learner.body() == bodies[0]  # alone, the same bytes
+
+
+def test_the_bytes_kept_from_before_the_call_give_the_same_answers_as_rebuilding() -> None:
+    import numpy as np
+
+    from sandbox.values import PRISTINE_ITEMS, as_built, build_argument, pristine
+
+    raw = [[0.0, 0.5], [0.25, 0.75]]
+    kinds = {"p": "ndarray", "big": "ndarray", "xs": "list"}
+    arguments = {
+        "p": build_argument("ndarray", raw),
+        "big": np.zeros(PRISTINE_ITEMS + 1),
+        "xs": [1],
+    }
+    built = pristine(kinds, arguments)
+    assert set(built) == {"p"}  # a large array is compared with its rebuilt input instead
+
+    def both(value: object) -> tuple[bool, bool]:
+        return as_built("ndarray", value, raw, built["p"]), as_built("ndarray", value, raw)
+
+    p = arguments["p"]
+    assert both(p) == (True, True)
+    p[0, 0] = -0.0  # other bits, the same number: as built, as numpy's comparison says
+    assert both(p) == (True, True)
+    p[1, 1] = 0.5
+    assert both(p) == (False, False)
+    p[1, 1] = 0.75
+    assert both(p.reshape(4)) == (False, False)  # the same bytes in another shape
+    assert both(p.view(np.int64)) == (False, False)  # the same bytes as other numbers
+    assert both(p.astype(np.float32)) == (False, False)

@@ -1,0 +1,19 @@
+"""`python -m bench child` runs each kind of job through the real pool (numbers, not verdicts)."""
+
+from __future__ import annotations
+
+import json
+
+from bench import child_cost
+
+
+def test_the_bench_prints_a_cpu_and_wall_figure_for_each_kind_of_job(capsys) -> None:
+    status = child_cost.main(["--repeats", "2", "--json"])
+    figures = json.loads(capsys.readouterr().out)
+    assert status == 0
+    kinds = list(figures)  # the Submit's count follows the exercise's extra and random cases
+    assert kinds[:2] == ["1 case", "6 cases"] and kinds[-1] == "1 trial" and len(kinds) == 4
+    for row in figures.values():
+        # The zygote reads the child's clock from hand-over to end; the host's wall time spans
+        # the same job plus the trip through the zygote, so it is never the smaller.
+        assert 0 < row["cpu_ms"] <= row["wall_ms"]
