@@ -97,6 +97,18 @@ def test_a_replacement_outside_the_residual_is_named_with_its_trial(
     assert int(trials) == pair.first_look
 
 
+def test_the_order_lesson_is_told_only_when_every_pair_passes(
+    judge: Judge, exercise: Exercise
+) -> None:
+    # A replacement from p fails the first pair and passes the second (its draft sure of one
+    # token hides it): the second pair's row must not say the step is right in distribution.
+    rows = judge.check_rows(
+        exercise, (GOLDEN / "wrong_resample_from_target.py").read_text(), exact_failed=True
+    )
+    assert [row.status for row in rows] == [Status.failed, Status.passed]
+    assert all(ORDER_LESSON not in (row.message or "") for row in rows)
+
+
 def test_the_chart_carries_the_numbers(judge: Judge, exercise: Exercise) -> None:
     code = (GOLDEN / "wrong_residual_not_normalised.py").read_text()
     row = judge.check_rows(exercise, code, exact_failed=True)[0]
