@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from sandbox import values
 from sandbox.child import REHEARSAL_HELPERS_JOB, REHEARSAL_JOB, rehearse, run_job
 from sandbox.policy import Policy
@@ -59,16 +61,22 @@ def test_the_rehearsal_with_helpers_walks_arrays_generators_and_helpers() -> Non
     assert REHEARSAL_HELPERS_JOB.helpers and REHEARSAL_HELPERS_JOB.rng_argument == "rng"
 
 
-def test_rehearse_runs_from_the_job_document_and_twice_alike(monkeypatch: Any) -> None:
-    # A spare rehearses once; the zygote's warm-up before it: both must run the whole job.
-    built: list[str] = []
+@pytest.fixture
+def built(monkeypatch: Any) -> list[str]:
+    """The kind of every argument the harness builds from here on, in order."""
+    kinds: list[str] = []
     original = values.build_argument
 
     def counted(kind: str, raw: Any) -> Any:
-        built.append(kind)
+        kinds.append(kind)
         return original(kind, raw)
 
     monkeypatch.setattr(values, "build_argument", counted)
+    return kinds
+
+
+def test_rehearse_runs_from_the_job_document_and_twice_alike(built: list[str]) -> None:
+    # A spare rehearses once; the zygote's warm-up before it: both must run the whole job.
     policy = Policy()
     rehearse(policy)
     first = list(built)
@@ -79,17 +87,9 @@ def test_rehearse_runs_from_the_job_document_and_twice_alike(monkeypatch: Any) -
     assert built == [*REHEARSAL_HELPERS_JOB.parameters.values()] * len(REHEARSAL_HELPERS_JOB.cases)
 
 
-def test_a_spare_stops_rehearsing_when_its_job_arrives(monkeypatch: Any) -> None:
+def test_a_spare_stops_rehearsing_when_its_job_arrives(built: list[str]) -> None:
     import os
 
-    built: list[str] = []
-    original = values.build_argument
-
-    def counted(kind: str, raw: Any) -> Any:
-        built.append(kind)
-        return original(kind, raw)
-
-    monkeypatch.setattr(values, "build_argument", counted)
     policy = Policy()
     job_read, job_write = os.pipe()
     try:
