@@ -7,7 +7,11 @@ the check pools at its declared trials, that gives the chi-square noncentrality 
 check's statistic on a step that wrong is then noncentral chi-square(df, trials x that), and
 the chance that it stays below the threshold is the check's miss rate for that mistake. The
 mean number of tokens per step (pairs whose rows are all the same) is reported beside it:
-its shift against the check's Bernstein margin.
+its shift against the check's Bernstein margin. So is how often the step begins with a
+replacement outside the residual (one fails the pair for certain), and, for a pair with a first
+look, the chance that the look settles a step that wrong (every test within its early bound)
+and a correct step's chance to go on past it, enumerated exactly. A step is missed in all when
+it settles early or every test misses it at the end.
 
     .venv/bin/python tools/distribution_power.py                  # the resample exercise
     .venv/bin/python tools/distribution_power.py --estimate 40000 # a finer estimate
