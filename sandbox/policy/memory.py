@@ -20,6 +20,7 @@ import numpy as np
 from sandbox.policy.kinds import PLAIN_TYPES, numpy_dtype
 from sandbox.policy.object_arrays import is_object_array, refuse_subclass
 from sandbox.policy.refusal import (
+    RAW_BUFFER,
     RESIZE,
     STRUCTURED_DTYPES,
     PolicyError,
@@ -106,6 +107,13 @@ def check_attribute(obj: Any, name: str) -> None:
         # resize(refcheck=False) frees the data under every view of the array: the views then
         # read and write freed memory (object arrays: fake pointers).
         raise PolicyError(RESIZE)
+    if name == "data" and (
+        isinstance(obj, (np.ndarray, np.generic))
+        or (isinstance(obj, type) and issubclass(obj, (np.ndarray, np.generic)))
+    ):
+        # A memoryview of the buffer: cast to bytes over an object array, it read and wrote
+        # the array's pointers, forging objects at any address (red team, round 9).
+        raise PolicyError(RAW_BUFFER)
     if isinstance(obj, np.generic):  # np.void and np.flexible are numpy scalars
         if isinstance(obj, np.void) and name not in VOID_ATTRIBUTES:
             raise PolicyError(not_available(f"numpy.void.{name}"))

@@ -121,6 +121,10 @@ def _type_of(obj: Any, *rest: Any) -> Any:
         # type(SomeClass) is a metaclass (type itself): calling it with three arguments
         # would build classes with any '_' attribute (__repr__, __getattr__, __del__, ...).
         raise PolicyError(refusal.TYPE_OF_A_CLASS)
+    if issubclass(kind, memoryview):
+        # The class, called on an object array, aliased its pointers as writable bytes: an
+        # unguarded call past every numpy rule (red team, round 9).
+        raise PolicyError(refusal.MEMORYVIEW)
     return kind
 
 

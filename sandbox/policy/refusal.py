@@ -199,6 +199,7 @@ def hash_refused(kind: str) -> str:
 
 TYPE_WITH_THREE_ARGUMENTS = "type() with three arguments is not available; use a class statement"
 TYPE_OF_A_CLASS = "type() of a class is not available in the judge"
+MEMORYVIEW = "memoryview is not available in the judge: it exposes an object's raw bytes"
 
 # -- memory -----------------------------------------------------------------------------------
 
@@ -214,6 +215,9 @@ def ndarray_over_memory(parameter: str) -> str:
 
 
 RESIZE = not_available("ndarray.resize", "build a new array")
+# ndarray.data and a numpy scalar's .data are memoryviews of the raw buffer: over an object
+# array, its pointers as writable bytes (red team, round 9).
+RAW_BUFFER = not_available("the raw buffer (.data) of a numpy value", "index it, or use .tolist()")
 
 # -- copying ----------------------------------------------------------------------------------
 
