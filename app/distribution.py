@@ -232,46 +232,59 @@ def _impossible(target: Sequence[float], first: Sequence[int]) -> list[int]:
     return [t for t, x in enumerate(target) if x == 0 and first[t] > 0]
 
 
-def _mean_test(pair: Pair, lengths: list[int], trials: int, rate: float) -> tuple[float, float]:
-    """The tokens per step: how far the counts' mean is from the law's, and the margin that a
-    correct step passes with probability below ``rate`` (Bernstein)."""
+def mean_margin(pair: Pair, trials: int, rate: float) -> tuple[float, float]:
+    """The tokens per step a correct step yields on ``pair`` (every row the same) on average,
+    and the margin its mean over ``trials`` steps strays past with probability below ``rate``
+    (Bernstein's inequality, its tokens per step within 1..gamma + 1)."""
     mean, variance = _geometric(pair.alpha, pair.gamma)
-    seen = sum(k * c for k, c in enumerate(lengths, start=1)) / trials
     spread = max(mean - 1, pair.gamma + 1 - mean)
-    return abs(seen - mean), statistics.bernstein_margin(trials, variance, spread, rate)
+    return mean, statistics.bernstein_margin(trials, variance, spread, rate)
 
 
-def settled_early(pair: Pair, counts: dict[str, Any]) -> bool:
-    """Whether a first look's counts are clearly what a correct step gives, so the pair's other
-    trials are not needed: no token of probability 0, the chi-square under its (1 - CONTINUE)
-    quantile and, on equal rows, the mean within the margin at CONTINUE."""
-    trials, first = counts["trials"], counts["first"]
-    target = pair.p[0]
-    if _impossible(target, first) or counts.get("outside"):
+def _steps_mean(lengths: list[int], trials: int) -> float:
+    """The mean tokens per step of the counts (lengths[k]: steps that yielded k + 1 tokens)."""
+    return sum(k * c for k, c in enumerate(lengths, start=1)) / trials
+
+
+def _readable(pair: Pair, counts: Any) -> bool:
+    """Counts the check can judge: over all the pair's trials or its first look's, every
+    count summing to them, the replacements outside the residual as the driver names them."""
+    if not isinstance(counts, dict) or counts.get("trials") not in (pair.trials, pair.first_look):
         return False
-    expected = [trials * x for x in target]
+    vocabulary, trials = len(pair.p[0]), counts["trials"]
+    return (
+        _counts(counts.get("first"), vocabulary, trials) is not None
+        and _counts(counts.get("lengths"), pair.gamma + 1, trials) is not None
+        and _outside_sound(counts, vocabulary)
+    )
+
+
+def _settles(pair: Pair, counts: dict[str, Any]) -> bool:
+    """Whether a first look's counts, with no token of probability 0 and no replacement
+    outside the residual, are clearly what a correct step gives: the chi-square under its
+    (1 - CONTINUE) quantile and, on equal rows, the mean within the margin at CONTINUE."""
+    trials, first = counts["trials"], counts["first"]
+    expected = [trials * x for x in pair.p[0]]
     statistic, df = statistics.chi2_statistic(first, expected, MIN_EXPECTED)
     if statistic > statistics.chi2_threshold(CONTINUE, df):
         return False
     if pair.rows_equal:
-        distance, margin = _mean_test(pair, counts["lengths"], trials, CONTINUE)
-        return distance <= margin
+        mean, margin = mean_margin(pair, trials, CONTINUE)
+        return abs(_steps_mean(counts["lengths"], trials) - mean) <= margin
     return True
 
 
 def goes_on(pair: Pair, counts: Any) -> bool:
-    """Whether a pair's first look calls for the rest of its trials: sound counts of the look
-    that neither settle it nor already fail it for certain (a token of probability 0, or a
-    replacement outside the residual)."""
-    if pair.first_look is None or not isinstance(counts, dict) or "invalid" in counts:
+    """Whether a pair's first look calls for the rest of its trials: readable counts of the
+    look that neither settle it nor already fail it for certain (a token of probability 0, or
+    a replacement outside the residual)."""
+    if pair.first_look is None or not _readable(pair, counts):
         return False
-    if _counts(counts.get("first"), len(pair.p[0]), pair.first_look) is None:
-        return False
-    if _counts(counts.get("lengths"), pair.gamma + 1, pair.first_look) is None:
+    if counts["trials"] != pair.first_look:
         return False
     if _impossible(pair.p[0], counts["first"]) or counts.get("outside"):
         return False  # failed for certain already
-    return not settled_early(pair, counts)
+    return not _settles(pair, counts)
 
 
 def _outside_sentence(pair: Pair, seen: dict[str, int], outside: int, trials: int) -> str:
@@ -350,14 +363,13 @@ def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[str | No
         )
     if pair.rows_equal:
         alpha, gamma = pair.alpha, pair.gamma
-        mean, _ = _geometric(alpha, gamma)
-        seen = sum(k * c for k, c in enumerate(lengths, start=1)) / trials
-        distance, margin = _mean_test(pair, lengths, trials, rate)
+        mean, margin = mean_margin(pair, trials, rate)
+        seen = _steps_mean(lengths, trials)
         formula = (
             f"(1 - alpha^(gamma+1)) / (1 - alpha) = {mean:.3f} (alpha = {alpha:.3g}, "
             f"gamma = {gamma})"
         )
-        if distance > margin:
+        if abs(seen - mean) > margin:
             passed = False
             failed = failed or "tokens_per_step"
             chart = chart.model_copy(update={"passed": False})
@@ -403,15 +415,7 @@ def check_rows(
             message = _invalid_sentence(counts["invalid"], pair.gamma)
             rows.append(row.model_copy(update={"status": Status.failed, "message": message}))
             continue
-        vocabulary = len(pair.p[0])
-        valid = (
-            isinstance(counts, dict)
-            and counts.get("trials") in (pair.trials, pair.first_look)
-            and _counts(counts.get("first"), vocabulary, counts["trials"]) is not None
-            and _counts(counts.get("lengths"), pair.gamma + 1, counts["trials"]) is not None
-            and _outside_sound(counts, vocabulary)
-        )
-        if not valid:
+        if not _readable(pair, counts):
             message = "the distribution check's counts did not add up; it could not judge"
             rows.append(row.model_copy(update={"message": message}))
             continue

@@ -176,11 +176,8 @@ def power(
     shift = margin = None
     mean_miss = 1.0
     if pair.rows_equal:
-        expected, variance = distribution._geometric(pair.alpha, pair.gamma)
-        spread = max(expected - 1, pair.gamma + 1 - expected)
-        rate = FALSE_FAIL / check.tests
+        expected, margin = distribution.mean_margin(pair, pair.trials, FALSE_FAIL / check.tests)
         shift = mean - expected
-        margin = statistics.bernstein_margin(pair.trials, variance, spread, rate)
         mean_miss = _mean_within(found, pair, pair.trials, abs(shift) - margin)
     early = early_pass(found, pair) if pair.first_look is not None else None
     return Power(
@@ -223,9 +220,7 @@ def early_pass(found: Law, pair: Pair) -> float:
     bound = statistics.chi2_threshold(CONTINUE, df)
     chance = statistics.noncentral_chi2_cdf(bound, df, per_trial * look)
     if pair.rows_equal:
-        expected, law_variance = distribution._geometric(pair.alpha, pair.gamma)
-        spread = max(expected - 1, pair.gamma + 1 - expected)
-        early_margin = statistics.bernstein_margin(look, law_variance, spread, CONTINUE)
+        expected, early_margin = distribution.mean_margin(pair, look, CONTINUE)
         chance = min(chance, _mean_within(found, pair, look, abs(mean - expected) - early_margin))
     return min(chance, (1.0 - found.outside) ** look)
 
