@@ -39,7 +39,14 @@ if str(CHECKOUT) not in sys.path:
 
 from app import check_jobs, checks, distribution, statistics  # noqa: E402
 from app.catalog import Catalog, Exercise  # noqa: E402
-from app.distribution import CHI2_SAFETY, CONTINUE, FALSE_FAIL, MIN_EXPECTED, Pair  # noqa: E402
+from app.distribution import (  # noqa: E402
+    CHI2_SAFETY,
+    CONTINUE,
+    FALSE_FAIL,
+    LOOK_MIN_EXPECTED,
+    MIN_EXPECTED,
+    Pair,
+)
 from app.judge import Judge  # noqa: E402
 
 EXERCISE = "speculative-decoding-resample"
@@ -134,12 +141,15 @@ def first_token_law(
     return Law([c / trials for c in first], mean, variance, counts.get("outside", 0) / trials)
 
 
-def noncentrality(law: list[float], target: tuple[float, ...], trials: int) -> tuple[float, int]:
+def noncentrality(
+    law: list[float], target: tuple[float, ...], trials: int, minimum: float = MIN_EXPECTED
+) -> tuple[float, int]:
     """Per-trial noncentrality of Pearson's statistic for ``law`` against ``target``, over the
-    bins the check pools at ``trials``, and its degrees of freedom."""
+    bins the check pools at ``trials`` (to ``minimum`` expected counts: the final test's unless
+    told), and its degrees of freedom."""
     # Pearson's statistic on the expected counts of ``law`` is ``trials`` times the per-trial one.
     statistic, df = statistics.chi2_statistic(
-        [trials * x for x in law], [trials * x for x in target], MIN_EXPECTED
+        [trials * x for x in law], [trials * x for x in target], minimum
     )
     return statistic / trials, df
 
@@ -216,7 +226,7 @@ def early_pass(found: Law, pair: Pair) -> float:
     look = pair.first_look
     assert look is not None
     law, mean = found.first, found.mean
-    per_trial, df = noncentrality(law, pair.p[0], look)
+    per_trial, df = noncentrality(law, pair.p[0], look, LOOK_MIN_EXPECTED)
     bound = statistics.chi2_threshold(CONTINUE, df)
     chance = statistics.noncentral_chi2_cdf(bound, df, per_trial * look)
     if pair.rows_equal:
@@ -240,13 +250,16 @@ def exact_goes_on(pair: Pair) -> float | None:
     exactly (None: no look, or more than four bins): how often it runs the rest of its trials."""
     if pair.first_look is None:
         return None
-    return exact_past(pair.p[0], pair.first_look, CONTINUE)
+    return exact_past(pair.p[0], pair.first_look, CONTINUE, LOOK_MIN_EXPECTED)
 
 
-def exact_past(target: tuple[float, ...], trials: int, rate: float) -> float | None:
+def exact_past(
+    target: tuple[float, ...], trials: int, rate: float, minimum: float = MIN_EXPECTED
+) -> float | None:
     """P(Pearson's statistic of ``trials`` draws from ``target`` passes the asymptotic
-    chi-square's ``rate`` quantile), summed over every count vector of the pooled bins."""
-    groups = statistics.pooled_bins([trials * x for x in target], MIN_EXPECTED)
+    chi-square's ``rate`` quantile), summed over every count vector of the bins pooled to
+    ``minimum`` expected counts (the final test's unless told)."""
+    groups = statistics.pooled_bins([trials * x for x in target], minimum)
     probabilities = np.array([sum(target[i] for i in group) for group in groups])
     if len(groups) > 4 or not math.isclose(probabilities.sum(), 1.0):
         return None
