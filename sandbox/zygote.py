@@ -238,7 +238,7 @@ class Zygote:
     def spare_due(self) -> bool:
         """Whether to fork a spare now (``spare_wanted``, while one may be forked at all)."""
         fast = [attempt for attempt in self.attempts.values() if not attempt.slow]
-        return self.spares_short() and spare_wanted(fast, len(self.spares), self.workers)
+        return self.spares_short() and spare_wanted(fast, len(self.spares))
 
     def replenish(self) -> None:
         """Fork one spare if fewer than one per worker wait.
@@ -506,7 +506,7 @@ class Zygote:
         self.confinement.close()
 
 
-def spare_wanted(fast: list[Attempt], spares: int, workers: int) -> bool:
+def spare_wanted(fast: list[Attempt], spares: int) -> bool:
     """Whether a spare should be forked now, given the jobs in fast slots and the spares waiting.
 
     A fork costs the zygote milliseconds and busies a core with the new child's set-up.
@@ -515,17 +515,17 @@ def spare_wanted(fast: list[Attempt], spares: int, workers: int) -> bool:
     in a fast slot (parked, demoted children run long anyway), or when none waits at all. A job
     that finds no spare gets a child forked on demand.
 
-    Not even then while every fast slot is busy and one of them runs a long job (a distribution
-    check's): the new child's set-up and rehearsal would share a core with it for its whole
-    run, not for the few milliseconds of a Run's job (measured: a Submit's check and learner
-    jobs side by side took 34 ms with a spare forked beside them, 27 ms without, as long as the
-    check alone). The spare is forked when a slot frees instead.
+    Not even then while a long job (a distribution check's) runs in a fast slot: the fork and
+    the new child's set-up and rehearsal slow it down, even from the other core (measured, a
+    Submit's check and learner jobs side by side, medians of 30: 34.3 ms with a spare forked
+    beside both, 26.0-26.6 with one forked once the learner's job ended, 21.5-22.8 with none
+    until the check's ended; alone, the check takes 20-21). The spares are forked after it.
     """
     if not fast:
         return True
     if spares:
         return False
-    return len(fast) < workers or not any(attempt.long for attempt in fast)
+    return not any(attempt.long for attempt in fast)
 
 
 def _remember(
