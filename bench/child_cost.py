@@ -5,9 +5,11 @@ at a time with a pause between them so that a rehearsed spare is always waiting:
 as a learner's job on one example, on the six examples, on a Submit's 34 cases (examples, extra,
 random), and a distribution-check job of one trial. Prints the median child CPU (read by the
 zygote from the child's CPU clock, from its assignment to its end) and wall time (the host's,
-hand-over to answer) of each kind. Imports only ``app`` and ``sandbox``, so that with
-``PYTHONPATH`` set to another checkout the file measures that checkout (A/B runs in one
-session). Asserts nothing.
+hand-over to answer) of each kind. ``--pair``: a Submit's two jobs on resample (the check's
+first stage, the learner's 34 cases), each alone and then together as a Submit hands them over.
+Imports only ``app`` and ``sandbox``: run from another checkout's folder (``cd <checkout> &&
+python -m bench child``, whose current folder comes first on the import path) it measures that
+checkout (A/B runs in one session). Asserts nothing.
 """
 
 from __future__ import annotations
@@ -78,17 +80,68 @@ def measure(repeats: int) -> dict[str, dict[str, float]]:
     }
 
 
+def measure_pair(repeats: int) -> dict[str, dict[str, float]]:
+    """A Submit's two jobs (the check's first stage and the learner's 34 cases), each alone and
+    then handed over together as a Submit hands them: what running side by side costs them."""
+    exercise = Catalog.load(EXERCISES_DIR).get(EXERCISE)
+    assert exercise is not None and exercise.distribution is not None
+    check = exercise.distribution
+    submit = [case.input for case in case_sets.stored_cases(exercise, True)]
+    submit += case_sets.random_inputs(exercise, 12345)
+    serial = itertools.count()
+
+    def jobs() -> tuple[Job, Job]:
+        code = f"{exercise.solution_code}\n# job {next(serial)}\n"
+        (_, looks), *_ = check_jobs.check_jobs(
+            check, code, exercise.entry_point, exercise.helpers_code, exercise.limits
+        )
+        return looks, exercise.job(code, submit)
+
+    samples: dict[str, list[tuple[float, float]]] = {
+        kind: [] for kind in ("check alone", "cases alone", "check beside", "cases beside")
+    }
+    both: list[float] = []
+    with Pool(workers=2) as pool:
+        for round_ in range(repeats + 1):
+            looks, cases = jobs()
+            for kind, job in (("check alone", looks), ("cases alone", cases)):
+                time.sleep(PAUSE_S)
+                result = pool.run(job, timeout=30)
+                if round_:
+                    samples[kind].append((result.cpu_ms, result.wall_ms))
+            time.sleep(PAUSE_S)
+            started = time.perf_counter()
+            together = pool.submit_all(list(jobs()))
+            results = [future.result(timeout=30) for future in together]
+            if round_:
+                both.append((time.perf_counter() - started) * 1000)
+                for kind, result in zip(("check beside", "cases beside"), results, strict=True):
+                    samples[kind].append((result.cpu_ms, result.wall_ms))
+    figures = {
+        kind: {
+            "cpu_ms": round(statistics.median(cpu for cpu, _ in rows), 2),
+            "wall_ms": round(statistics.median(wall for _, wall in rows), 2),
+        }
+        for kind, rows in samples.items()
+    }
+    figures["both answered"] = {"cpu_ms": 0.0, "wall_ms": round(statistics.median(both), 2)}
+    return figures
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench child", description=__doc__)
     parser.add_argument("--repeats", type=int, default=25, help="jobs of each kind (default 25)")
+    parser.add_argument(
+        "--pair", action="store_true", help="a Submit's check and cases jobs, alone and together"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     options = parser.parse_args(argv)
-    figures = measure(options.repeats)
+    figures = (measure_pair if options.pair else measure)(options.repeats)
     if options.json:
         print(json.dumps(figures))
     else:
         for kind, row in figures.items():
-            print(f"{kind:>9}: child CPU {row['cpu_ms']:6.2f} ms, wall {row['wall_ms']:6.2f} ms")
+            print(f"{kind:>13}: child CPU {row['cpu_ms']:6.2f} ms, wall {row['wall_ms']:6.2f} ms")
     return 0
 
 
