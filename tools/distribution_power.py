@@ -300,6 +300,9 @@ def main(argv: list[str]) -> int:
         print(f"{args.exercise}: no such exercise with a distribution check")
         return 2
     judge = Judge.create(workers=2)
+    # Each mistake's chance to be missed by every pair: the pairs' trials are independent (drafts
+    # and the learner's generator seeded apart, a stateless step), so the chances multiply.
+    everywhere: dict[str, float] = {}
     try:
         check = exercise.distribution
         for index, pair in enumerate(check.pairs, start=1):
@@ -325,6 +328,7 @@ def main(argv: list[str]) -> int:
                 if found is None:
                     print(f"  {name:<34} gave the check nothing to count")
                     continue
+                everywhere[name] = everywhere.get(name, 1.0) * found.total_miss
                 mean = (
                     f"; tokens per step {found.mean_shift:+.3f} (margin {found.mean_margin:.3f})"
                     if found.mean_shift is not None and found.mean_margin is not None
@@ -347,6 +351,9 @@ def main(argv: list[str]) -> int:
                     f"{found.trials_for_target or 'no number of'} trials{mean}{early}; "
                     f"missed in all {found.total_miss:.1e}"
                 )
+        print("missed by every pair (the pairs' chances multiplied):")
+        for name, chance in everywhere.items():
+            print(f"  {name:<34} {chance:.1e}")
     finally:
         judge.close()
     return 0
