@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from app import case_sets, check_jobs, custom_input, distribution
-from app.catalog import Exercise
+from app.catalog import Case, Exercise
 from app.errors import JudgeError, PayloadTooLarge, Saturated
 from app.reports import build_report, limits_text, with_check_rows
 from app.schemas import CaseResult, Mode, Report, Status
@@ -143,7 +143,7 @@ class Judge:
             ahead = None
         jobs = [exercise.job(code, inputs)]
         if drawn and ahead is None:
-            jobs.append(exercise.reference_job(drawn))
+            jobs.append(exercise.reference_job(drawn, traced=False))
         looks = self._check_jobs(exercise, code) if submit else []
         # Longest first: the check's jobs (hundreds of steps each) take the fast slots, and
         # the learner's and the reference's shorter jobs fill in beside them, so the cores
@@ -163,6 +163,11 @@ class Judge:
             # The exact cases' report is built while the check still runs (its job usually
             # ends last): a Submit's 34 rows took about 1.2 ms here.
             report = build_report(exercise, result, 0.0, cases, Mode(mode), seed)
+            if drawn and result.setup is None:
+                traced = await self._traced(exercise, cases, report)
+                if traced is not cases:
+                    cases = traced
+                    report = build_report(exercise, result, 0.0, cases, Mode(mode), seed)
             checked = await checking if checking is not None else None
         finally:
             if checking is not None:
@@ -188,6 +193,38 @@ class Judge:
             asyncio.get_running_loop().call_soon(self._restock, exercise)
         return report
 
+    async def _traced(self, exercise: Exercise, cases: list[Case], report: Report) -> list[Case]:
+        """``cases`` with the reference's trace on each random case the learner failed, for the
+        feedback at the first divergence (``cases`` itself when none failed).
+
+        A Submit's reference runs its random cases untraced (the trace was 45% of that job's
+        CPU), so the trace is run here, in a job of its own, only for those a learner gets
+        wrong. Feedback without it is still a verdict: a busy or unavailable sandbox leaves
+        the cases as they were."""
+        failed = [
+            index
+            for index, (case, test) in enumerate(zip(cases, report.tests, strict=False))
+            if case.group == "random"
+            and test.status == Status.failed
+            and case.reference_problem is None
+            and "trace" not in case.expected
+        ]
+        if not failed:
+            return cases
+        inputs = [cases[index].input for index in failed]
+        try:
+            future = self._submit(exercise.reference_job(inputs, traced=True))
+            result = await self._outcome(exercise, future)
+        except JudgeError:
+            return cases
+        names = [cases[index].name for index in failed]
+        again = case_sets.expected_cases(exercise, inputs, result, names, "random")
+        traced = list(cases)
+        for index, case in zip(failed, again, strict=True):
+            if case.reference_problem is None:
+                traced[index] = case
+        return traced
+
     def _restock(self, exercise: Exercise) -> None:
         """Draw the next Submit's random cases and start the reference on them."""
 
@@ -198,7 +235,8 @@ class Judge:
             if any(lane["in_use"] for lane in self.pool.lanes().values()):
                 return None
             try:
-                return self.pool.submit_all([exercise.reference_job(inputs)], background=True)[0]
+                job = exercise.reference_job(inputs, traced=False)
+                return self.pool.submit_all([job], background=True)[0]
             except (PoolSaturated, SandboxUnavailable):
                 return None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from tests.inputs import RESAMPLE_INPUT, VERIFY_INPUT, refused_detail
 
 VERIFY = "/api/exercises/speculative-decoding-verify"
 RESAMPLE = "/api/exercises/speculative-decoding-resample"
+GOLDEN = Path(__file__).parent.parent / "solutions"
 
 
 class RecordingPool:
@@ -88,7 +90,9 @@ def test_submit_grades_examples_extra_and_random_in_order_with_the_seed(
     for pair in exercise.distribution.pairs:  # each pair's look, or all its trials
         mine = [case for case in cases if case["p"] == pair.inputs()["p"]]
         assert sum(case["trials"] for case in mine) == (pair.first_look or pair.trials)
-    assert reference.code == exercise.solution_code and reference.trace
+    # Untraced: a trace explains a divergence, and a correct step diverges on none of them.
+    assert reference.code == exercise.solution_code and not reference.trace
+    assert not any(job.trusted and job.trace for job in handed)  # nor traced afterwards
     # Only the reference runs as trusted code (plain Python, no learner policy).
     assert reference.trusted and not learner.trusted
     assert not any(job.trusted for job in chunks)
@@ -125,13 +129,33 @@ def test_the_next_submits_reference_runs_ahead_as_a_job_of_its_own(
     assert second["verdict"] == "accepted" and second["seed"] != first["seed"]
     random = [t for t in second["tests"] if t["group"] == "random"]
     # Its random cases are those the reference ran on ahead, in a child of its own, as trusted
-    # code with its trace; none of its own jobs before the learner's was a reference's.
+    # code (untraced); none of its own jobs before the learner's was a reference's.
     assert [t["input"] for t in random] == list(ahead.cases) and len(random) == 20
-    assert ahead.code == _code(catalog, "speculative-decoding-resample") and ahead.trace
+    assert ahead.code == _code(catalog, "speculative-decoding-resample") and not ahead.trace
     own = jobs[handed:]
     learner_at = next(i for i, job in enumerate(own) if not job.driver)
     assert own[learner_at].code == code and not any(job.trusted for job in own[:learner_at])
     assert all(t["status"] == "pass" and t["expected"] is not None for t in random)
+
+
+def test_random_cases_a_learner_fails_are_traced_by_a_job_of_their_own(
+    recorded: tuple[Judge, RecordingPool], catalog: Catalog
+) -> None:
+    # The reference runs a Submit's random cases untraced; those the learner gets wrong are
+    # traced afterwards, in a trusted job on those inputs only, and explained as ever.
+    judge, pool = recorded
+    exercise = catalog.get("speculative-decoding-resample")
+    assert exercise is not None
+    golden = GOLDEN / "speculative-decoding-resample" / "wrong_resample_from_target.py"
+    report = judge.grade(exercise, golden.read_text(), Mode.submit)
+    failed = [t for t in report.tests if t.group == "random" and t.status == "fail"]
+    assert failed, "a replacement drawn from p fails some of the twenty random cases"
+    traced = [job for job in pool.jobs if job.trusted and job.trace]
+    assert len(traced) == 1 and list(traced[0].cases) == [t.input for t in failed]
+    untraced = [job for job in pool.jobs if job.trusted and not job.trace]
+    assert all(len(job.cases) == exercise.random_cases for job in untraced)
+    explained = [t for t in failed if "What the reference did at position" in (t.message or "")]
+    assert explained, [t.message for t in failed]
 
 
 @pytest.mark.parametrize("state", ["still running", "timed out", "failed"])
