@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -43,8 +44,14 @@ class RandomSet:
     expected: Future[RunResult] | None = None
 
 
+# Sets drawn ahead per exercise: the oldest is handed out first, so its reference has had the
+# whole Submit before (and its idle cores) to answer. With one, Submits sent back to back found
+# it still running three times in four and ran the reference as a third job of their own.
+AHEAD = 2
+
+
 class FreshCases:
-    """A fresh seed and its random cases, drawn one Submit ahead for each exercise.
+    """Fresh seeds and their random cases, drawn ahead of the Submits of each exercise.
 
     Drawing them takes a Submit one to two milliseconds before its first job can start, and
     the reference's job on them a fifth of its sandbox time; both done ahead, as the previous
@@ -54,15 +61,17 @@ class FreshCases:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._ready: dict[str, RandomSet] = {}
+        self._ready: dict[str, deque[RandomSet]] = {}
         self._drawing: set[str] = set()
 
     def take_set(self, exercise: Exercise) -> RandomSet:
-        """The set drawn ahead (with its reference job, if one was started), or one drawn now."""
+        """The oldest set drawn ahead (with its reference job, if one was started), or one
+        drawn now."""
         with self._lock:
-            ready = self._ready.pop(exercise.id, None)
-        if ready is not None:
-            return ready
+            ready = self._ready.get(exercise.id)
+            taken = ready.popleft() if ready else None
+        if taken is not None:
+            return taken
         seed = fresh_seed()
         return RandomSet(seed, random_inputs(exercise, seed))
 
@@ -71,18 +80,22 @@ class FreshCases:
         exercise: Exercise,
         reference: Callable[[list[dict[str, Any]]], Future[RunResult] | None] | None = None,
     ) -> None:
-        """Draw the next Submit's set now, if none waits or is being drawn, and start
-        ``reference`` on it (a job of the sandbox pool; None when it could not be started)."""
+        """Draw sets until AHEAD wait (unless they are being drawn already), and start
+        ``reference`` on each (a job of the sandbox pool; None when it could not be started)."""
         with self._lock:
-            if exercise.id in self._ready or exercise.id in self._drawing:
+            if exercise.id in self._drawing:
                 return
             self._drawing.add(exercise.id)
         try:
-            seed = fresh_seed()
-            drawn = random_inputs(exercise, seed)
-            expected = reference(drawn) if reference is not None and drawn else None
-            with self._lock:
-                self._ready.setdefault(exercise.id, RandomSet(seed, drawn, expected))
+            while True:
+                with self._lock:
+                    if len(self._ready.setdefault(exercise.id, deque())) >= AHEAD:
+                        return
+                seed = fresh_seed()
+                drawn = random_inputs(exercise, seed)
+                expected = reference(drawn) if reference is not None and drawn else None
+                with self._lock:
+                    self._ready[exercise.id].append(RandomSet(seed, drawn, expected))
         finally:
             with self._lock:
                 self._drawing.discard(exercise.id)

@@ -226,13 +226,14 @@ class Judge:
         return traced
 
     def _restock(self, exercise: Exercise) -> None:
-        """Draw the next Submit's random cases and start the reference on them."""
+        """Draw the next Submits' random cases and start the reference on them."""
 
         def reference(inputs: list[dict[str, Any]]) -> Future[RunResult] | None:
-            # Only into an idle pool: under load no core would be idle for it, and it would
-            # wait in the slow lane, which is the long-running learners' (that Submit then
-            # runs the reference beside its jobs, as it does when this one is not done).
-            if any(lane["in_use"] for lane in self.pool.lanes().values()):
+            # Only while no grade runs or waits: under load no core would be idle for it (that
+            # Submit then runs the reference beside its jobs, as it does when this one is not
+            # done). Work ahead already in the slow lane does not count: it is this, too.
+            lanes = self.pool.lanes()
+            if lanes["fast"]["in_use"] or lanes["queue"]["in_use"]:
                 return None
             try:
                 job = exercise.reference_job(inputs, traced=False)

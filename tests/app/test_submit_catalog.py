@@ -59,13 +59,13 @@ def test_fresh_cases_are_drawn_ahead_and_handed_out_once() -> None:
     first_seed = first.seed
     assert first.inputs == case_sets.random_inputs(exercise, first_seed)  # replays from its seed
     fresh.restock(exercise)
-    fresh.restock(exercise)  # one set waits at most
-    stocked = fresh.take_set(exercise)
-    seed = stocked.seed
-    assert stocked.inputs == case_sets.random_inputs(exercise, seed)
-    again = fresh.take_set(exercise).seed  # the stocked set went once; this one is new
-    seeds = {first_seed, seed, again}
-    assert len(seeds) == 3 and all(0 <= s < 2**31 for s in seeds)
+    fresh.restock(exercise)  # AHEAD sets wait at most
+    stocked = [fresh.take_set(exercise) for _ in range(case_sets.AHEAD)]
+    for one in stocked:
+        assert one.inputs == case_sets.random_inputs(exercise, one.seed)
+    again = fresh.take_set(exercise).seed  # each stocked set went once; this one is new
+    seeds = {first_seed, again, *(one.seed for one in stocked)}
+    assert len(seeds) == 2 + case_sets.AHEAD and all(0 <= s < 2**31 for s in seeds)
 
 
 def test_an_extra_case_hint_outside_the_hints_is_refused(folder: Path) -> None:
