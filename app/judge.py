@@ -288,13 +288,16 @@ class Judge:
         return list(zip([batch for batch, _ in looks], futures, strict=True))
 
     @staticmethod
-    def _check_jobs(exercise: Exercise, code: str) -> list[tuple[check_jobs.Batch, Job]]:
-        """The distribution check's first-stage jobs (none declared: [])."""
+    def _check_jobs(
+        exercise: Exercise, code: str, stage: list[check_jobs.Chunk] | None = None
+    ) -> list[tuple[check_jobs.Batch, Job]]:
+        """The distribution check's jobs on ``stage``, the first stage unless given (none
+        declared: [])."""
         check = exercise.distribution
         if check is None:
             return []
         return check_jobs.check_jobs(
-            check, code, exercise.entry_point, exercise.helpers_code, exercise.limits
+            check, code, exercise.entry_point, exercise.helpers_code, exercise.limits, stage=stage
         )
 
     async def _checked(
@@ -312,9 +315,7 @@ class Judge:
         rest = check_jobs.second_stage(check, looked)
         if not rest:
             return looked
-        more = check_jobs.check_jobs(
-            check, code, exercise.entry_point, exercise.helpers_code, exercise.limits, stage=rest
-        )
+        more = self._check_jobs(exercise, code, rest)
         started = self._submit_all([job for _, job in more])
         for (batch, _), future in zip(more, started, strict=True):
             done.append((batch, await self._outcome(exercise, future)))

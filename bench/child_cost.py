@@ -24,11 +24,36 @@ import time
 from typing import Any
 
 from app import case_sets, check_jobs
-from app.catalog import EXERCISES_DIR, Catalog
-from sandbox import Job, Pool
+from app.catalog import EXERCISES_DIR, Catalog, Exercise
+from sandbox import Job, Pool, RunResult
 
 EXERCISE = "speculative-decoding-resample"
 PAUSE_S = 0.03  # between jobs: the zygote forks and the spare rehearses meanwhile
+
+
+def submit_inputs(exercise: Exercise) -> list[dict[str, Any]]:
+    """A Submit's case inputs: the examples, the extra cases and one seed's random cases."""
+    inputs = [case.input for case in case_sets.stored_cases(exercise, True)]
+    return inputs + case_sets.random_inputs(exercise, 12345)
+
+
+def answered(result: RunResult) -> RunResult:
+    """The result of a job that loaded and returned on every case (a bench of failed jobs
+    would time something else)."""
+    assert result.setup is None, result.setup
+    assert all(case.outcome.value == "returned" for case in result.cases), result
+    return result
+
+
+def medians(samples: dict[str, list[tuple[float, float]]]) -> dict[str, dict[str, float]]:
+    """Each kind's median child CPU and wall time, from its (cpu_ms, wall_ms) samples."""
+    return {
+        kind: {
+            "cpu_ms": round(statistics.median(cpu for cpu, _ in rows), 2),
+            "wall_ms": round(statistics.median(wall for _, wall in rows), 2),
+        }
+        for kind, rows in samples.items()
+    }
 
 
 def kinds_of_job() -> dict[str, Any]:
@@ -36,8 +61,7 @@ def kinds_of_job() -> dict[str, Any]:
     exercise = Catalog.load(EXERCISES_DIR).get(EXERCISE)
     assert exercise is not None and exercise.distribution is not None
     examples = [case.input for case in exercise.cases]
-    submit = [case.input for case in case_sets.stored_cases(exercise, True)]
-    submit += case_sets.random_inputs(exercise, 12345)
+    submit = submit_inputs(exercise)
     one_trial = check_jobs.check_jobs(
         exercise.distribution,
         exercise.solution_code,
@@ -66,18 +90,10 @@ def measure(repeats: int) -> dict[str, dict[str, float]]:
                 source = f"{exercise.solution_code}\n# job {next(serial)}\n"
                 job: Job = make(source)
                 time.sleep(PAUSE_S)
-                result = pool.run(job, timeout=30)
-                assert result.setup is None, result.setup
-                assert all(case.outcome.value == "returned" for case in result.cases), result
+                result = answered(pool.run(job, timeout=30))
                 if round_:  # the first round warms the pool's spares and caches
                     samples[kind].append((result.cpu_ms, result.wall_ms))
-    return {
-        kind: {
-            "cpu_ms": round(statistics.median(cpu for cpu, _ in rows), 2),
-            "wall_ms": round(statistics.median(wall for _, wall in rows), 2),
-        }
-        for kind, rows in samples.items()
-    }
+    return medians(samples)
 
 
 def measure_pair(repeats: int) -> dict[str, dict[str, float]]:
@@ -86,8 +102,7 @@ def measure_pair(repeats: int) -> dict[str, dict[str, float]]:
     exercise = Catalog.load(EXERCISES_DIR).get(EXERCISE)
     assert exercise is not None and exercise.distribution is not None
     check = exercise.distribution
-    submit = [case.input for case in case_sets.stored_cases(exercise, True)]
-    submit += case_sets.random_inputs(exercise, 12345)
+    submit = submit_inputs(exercise)
     serial = itertools.count()
 
     def jobs() -> tuple[Job, Job]:
@@ -106,24 +121,21 @@ def measure_pair(repeats: int) -> dict[str, dict[str, float]]:
             looks, cases = jobs()
             for kind, job in (("check alone", looks), ("cases alone", cases)):
                 time.sleep(PAUSE_S)
-                result = pool.run(job, timeout=30)
+                result = answered(pool.run(job, timeout=30))
                 if round_:
                     samples[kind].append((result.cpu_ms, result.wall_ms))
             time.sleep(PAUSE_S)
             started = time.perf_counter()
             together = pool.submit_all(list(jobs()))
             results = [future.result(timeout=30) for future in together]
+            elapsed = (time.perf_counter() - started) * 1000
+            for result in results:
+                answered(result)
             if round_:
-                both.append((time.perf_counter() - started) * 1000)
+                both.append(elapsed)
                 for kind, result in zip(("check beside", "cases beside"), results, strict=True):
                     samples[kind].append((result.cpu_ms, result.wall_ms))
-    figures = {
-        kind: {
-            "cpu_ms": round(statistics.median(cpu for cpu, _ in rows), 2),
-            "wall_ms": round(statistics.median(wall for _, wall in rows), 2),
-        }
-        for kind, rows in samples.items()
-    }
+    figures = medians(samples)
     figures["both answered"] = {"cpu_ms": 0.0, "wall_ms": round(statistics.median(both), 2)}
     return figures
 

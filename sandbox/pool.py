@@ -407,8 +407,8 @@ class Pool:
             "spent_cpu_ms": pending.record.spent_cpu_ms,
             "spent_wall_ms": pending.record.spent_wall_ms,
             "lane": "slow" if pending.demoted else "fast",
-            # A driver's job calls the step hundreds of times: the zygote forks no spare beside
-            # it while it keeps every core busy (sandbox/zygote.py, spare_due).
+            # A driver's job calls the step hundreds of times: the zygote forks no spare while
+            # it runs in a fast slot (sandbox/zygote.py, spare_wanted).
             "long": protocol.DRIVER_FILENAME in pending.trusted_keys,
         }
         self._write(protocol.encode_with_body(header, pending.body))
