@@ -21,20 +21,25 @@ from app import statistics
 from app.catalog import Catalog, Exercise
 from app.distribution import CHI2_SAFETY, CONTINUE, FALSE_FAIL, Pair
 from app.judge import Judge
-from tools.distribution_power import exact_false_fail, exact_goes_on, power
+from tools.distribution_power import Power, exact_false_fail, exact_goes_on, power
 
 EXERCISE = "speculative-decoding-resample"
 GOLDEN = Path(__file__).parent / "solutions" / EXERCISE
 ESTIMATE = 8_000
-# Each mistake and the pair built to catch it (exercise.toml says why).
+# Each mistake the pair built to catch it alone (exercise.toml says why).
 DECISIVE = {
     "wrong_residual_not_normalised": 0,
     "wrong_resample_from_target": 0,
-    "wrong_residual_abs": 0,
     "wrong_residual_not_clamped": 1,
     "wrong_residual_next_row": 1,
     "wrong_argmax_replacement": 1,
 }
+# |p - q| is caught by the three pairs together: pair 3 (supports apart) is built for it.
+TOGETHER = {"wrong_residual_abs": 2}
+MISTAKES = sorted(
+    [*DECISIVE, *TOGETHER, "wrong_bonus_after_rejection"]  # the bonus: pair 1's mean test
+)
+_FOUND: dict[tuple[str, int], Power] = {}
 
 
 @pytest.fixture(scope="module")
@@ -44,14 +49,25 @@ def exercise(catalog: Catalog) -> Exercise:
     return found
 
 
+def _power(judge: Judge, exercise: Exercise, name: str, index: int) -> Power:
+    """The golden step ``name`` against pair ``index``, estimated once per session."""
+    assert exercise.distribution is not None
+    if (name, index) not in _FOUND:
+        code = (GOLDEN / f"{name}.py").read_text()
+        pair = exercise.distribution.pairs[index]
+        found = power(judge, exercise, code, pair, ESTIMATE)
+        assert found is not None
+        _FOUND[name, index] = found
+    return _FOUND[name, index]
+
+
 @pytest.mark.parametrize(("name", "pair"), sorted(DECISIVE.items()))
 def test_each_mistake_fails_its_pair_almost_surely(
     name: str, pair: int, judge: Judge, exercise: Exercise
 ) -> None:
     assert exercise.distribution is not None
     declared = exercise.distribution.pairs[pair]
-    found = power(judge, exercise, (GOLDEN / f"{name}.py").read_text(), declared, ESTIMATE)
-    assert found is not None
+    found = _power(judge, exercise, name, pair)
     assert found.trials == declared.trials
     assert found.noncentrality_per_trial > 0.2
     # Missed only if every test misses it: the chi-square, and (for a replacement drawn outside
@@ -60,6 +76,34 @@ def test_each_mistake_fails_its_pair_almost_surely(
     assert found.trials_for_target is not None and found.trials_for_target <= declared.trials
     assert (found.early_pass is None) == (declared.first_look is None)
     assert found.total_miss <= 1e-6, (found.early_pass, found.miss)
+
+
+@pytest.mark.parametrize("name", MISTAKES)
+def test_each_mistake_fails_the_whole_check_almost_surely(
+    name: str, judge: Judge, exercise: Exercise
+) -> None:
+    # The pairs' trials are seeded apart and a golden step keeps no state, so the chances of
+    # being missed by each pair multiply: the check misses the step only if every pair does.
+    assert exercise.distribution is not None
+    pairs = range(len(exercise.distribution.pairs))
+    missed = math.prod(_power(judge, exercise, name, index).total_miss for index in pairs)
+    assert missed <= 1e-6, [_power(judge, exercise, name, index).total_miss for index in pairs]
+
+
+def test_the_pair_with_supports_apart_catches_an_absolute_residual_half_the_time(
+    judge: Judge, exercise: Exercise
+) -> None:
+    assert exercise.distribution is not None
+    pair = exercise.distribution.pairs[TOGETHER["wrong_residual_abs"]]
+    # Every draft is the token p gives probability 0, so every step is a replacement; |p - q|
+    # puts half its mass back on that token, which fails the pair for certain.
+    assert all(p == 0 for p, q in zip(pair.p[0], pair.q[0], strict=True) if q > 0)
+    found = _power(judge, exercise, "wrong_residual_abs", TOGETHER["wrong_residual_abs"])
+    assert found.certain_per_trial == pytest.approx(0.5, abs=0.03)
+    assert found.total_miss <= 0.6**pair.trials
+    # A correct step never returns that token: the pair cannot fail it.
+    right = power(judge, exercise, exercise.solution_code, pair, ESTIMATE)
+    assert right is not None and right.certain_per_trial == 0 and right.total_miss > 0.99
 
 
 def test_a_correct_step_shows_no_noncentrality(judge: Judge, exercise: Exercise) -> None:

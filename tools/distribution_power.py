@@ -8,9 +8,10 @@ check's statistic on a step that wrong is then noncentral chi-square(df, trials 
 the chance that it stays below the threshold is the check's miss rate for that mistake. The
 mean number of tokens per step (pairs whose rows are all the same) is reported beside it:
 its shift against the check's Bernstein margin. So is how often the step begins with a
-replacement outside the residual (one fails the pair for certain), and, for a pair with a first
-look, the chance that the look settles a step that wrong (every test within its early bound)
-and a correct step's chance to go on past it, enumerated exactly. A step is missed in all when
+replacement outside the residual or a token of probability 0 (either fails the pair for
+certain), and, for a pair with a first look, the chance that the look settles a step that
+wrong (every test within its early bound) and a correct step's chance to go on past it,
+enumerated exactly. A step is missed in all when
 it settles early or every test misses it at the end.
 
     .venv/bin/python tools/distribution_power.py                  # the resample exercise
@@ -83,18 +84,19 @@ class Power:
     # P(a first look settles a step this wrong), at most (None: the pair declares no look):
     # the smallest of its tests' chances of staying within their bounds.
     early_pass: float | None = None
-    # Per trial, how often the step's first token is a replacement outside the residual (or a
-    # rejection of a token that p / q >= 1 always accepts): one is a certain failure.
-    outside_per_trial: float = 0.0
+    # Per trial, at least how often the step's first token fails the pair for certain: a
+    # replacement outside the residual (or a rejection of a token that p / q >= 1 always
+    # accepts), or a token of probability 0.
+    certain_per_trial: float = 0.0
     # P(the mean test passes a step this wrong), at most (1.0: no mean test, or no shift)
     mean_miss: float = 1.0
 
     @property
     def end_miss(self) -> float:
         """P(a step this wrong passes at all the pair's trials): every test misses it (the
-        chi-square, the mean, and not one step a replacement outside the residual), at most
+        chi-square, the mean, and not one step a certain failure), at most
         the smallest of their chances."""
-        return min(self.miss, self.mean_miss, (1.0 - self.outside_per_trial) ** self.trials)
+        return min(self.miss, self.mean_miss, (1.0 - self.certain_per_trial) ** self.trials)
 
     @property
     def total_miss(self) -> float:
@@ -105,12 +107,14 @@ class Power:
 @dataclass(frozen=True)
 class Law:
     """What a step's many runs show: its first token's frequencies, the mean and variance of
-    its tokens per step, and how often it began with a replacement outside the residual."""
+    its tokens per step, and at least how often its first token failed the pair for certain
+    (a replacement outside the residual, or a token of probability 0: the larger of the two
+    rates, since a step can be both)."""
 
     first: list[float]
     mean: float
     variance: float
-    outside: float
+    certain: float
 
 
 def first_token_law(
@@ -138,7 +142,9 @@ def first_token_law(
     first, lengths = counts["first"], counts["lengths"]
     mean = sum(k * c for k, c in enumerate(lengths, start=1)) / trials
     variance = sum((k - mean) ** 2 * c for k, c in enumerate(lengths, start=1)) / trials
-    return Law([c / trials for c in first], mean, variance, counts.get("outside", 0) / trials)
+    impossible = sum(c for c, x in zip(first, pair.p[0], strict=True) if x == 0)
+    certain = max(counts.get("outside", 0), impossible) / trials
+    return Law([c / trials for c in first], mean, variance, certain)
 
 
 def noncentrality(
@@ -170,17 +176,17 @@ def power(
     found = first_token_law(judge, exercise, code, pair, estimate)
     if found is None:
         return None
-    law, mean, outside = found.first, found.mean, found.outside
+    law, mean, certain = found.first, found.mean, found.certain
     target = pair.p[0]
     per_trial, df = noncentrality(law, target, pair.trials)
     threshold = statistics.chi2_threshold(FALSE_FAIL / check.tests / CHI2_SAFETY, df)
     miss = statistics.noncentral_chi2_cdf(threshold, df, per_trial * pair.trials)
     needed = None
-    if per_trial > 1e-3 or outside > 0:  # below: estimation noise, no trials would tell
-        for trials in range(50, distribution.MAX_TRIALS + 1, 10):
+    if per_trial > 1e-3 or certain > 0:  # below: estimation noise, no trials would tell
+        for trials in range(10, distribution.MAX_TRIALS + 1, 10):
             at, _ = noncentrality(law, target, trials)  # bins pool differently at few trials
             chi_square = miss_rate(at, target, trials, check.tests) if at > 0 else 1.0
-            if min(chi_square, (1.0 - outside) ** trials) <= TARGET_MISS:
+            if min(chi_square, (1.0 - certain) ** trials) <= TARGET_MISS:
                 needed = trials
                 break
     shift = margin = None
@@ -201,7 +207,7 @@ def power(
         shift,
         margin,
         early,
-        outside,
+        certain,
         mean_miss,
     )
 
@@ -221,8 +227,7 @@ def early_pass(found: Law, pair: Pair) -> float:
     """At most the chance that ``pair``'s first look settles a step of this law: settling
     needs every test within its bound, so the smallest of the chi-square's chance (noncentral,
     as at the end), the mean's (Bernstein's tail of the step's own mean past the distance
-    between its mean and the bound) and that no step of the look is a replacement outside
-    the residual."""
+    between its mean and the bound) and that no step of the look is a certain failure."""
     look = pair.first_look
     assert look is not None
     law, mean = found.first, found.mean
@@ -232,7 +237,7 @@ def early_pass(found: Law, pair: Pair) -> float:
     if pair.rows_equal:
         expected, early_margin = distribution.mean_margin(pair, look, CONTINUE)
         chance = min(chance, _mean_within(found, pair, look, abs(mean - expected) - early_margin))
-    return min(chance, (1.0 - found.outside) ** look)
+    return min(chance, (1.0 - found.certain) ** look)
 
 
 def exact_false_fail(pair: Pair, tests: int) -> float | None:
@@ -340,8 +345,8 @@ def main(argv: list[str]) -> int:
                     else ""
                 )
                 outside = (
-                    f"; outside the residual {found.outside_per_trial:.3f}/trial"
-                    if found.outside_per_trial
+                    f"; a certain failure {found.certain_per_trial:.3f}/trial"
+                    if found.certain_per_trial
                     else ""
                 )
                 print(

@@ -113,7 +113,7 @@ def test_submit_on_resample_draws_the_distribution_chart(page: Any, server: Any)
         " && !s.classList.contains('summary--idle'); }"
     )
     checks = p.locator("[data-testid=test-result][data-group=check]")
-    assert checks.count() == 2
+    assert checks.count() == 3  # a row per pair
     assert p.locator("[data-testid=test-group][data-group=check]").count() == 1
     tokens = []
     for i in range(checks.count()):
@@ -130,7 +130,7 @@ def test_submit_on_resample_draws_the_distribution_chart(page: Any, server: Any)
     from app.catalog import Catalog
 
     check = Catalog.load().get(RESAMPLE).distribution  # type: ignore[union-attr]
-    assert tokens == [len(pair.p[0]) for pair in check.pairs] == [4, 4]  # each pair's vocabulary
+    assert tokens == [len(pair.p[0]) for pair in check.pairs] == [4, 4, 3]  # each vocabulary
     first = checks.nth(0)
     assert first.get_attribute("data-status") == "fail"
     assert "most over-sampled" in first.inner_text()
