@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from sandbox import values
 from sandbox.limits import Limits
 
 # The file names the exercise's trusted driver and trace run as (tracebacks, compiled code).
@@ -182,14 +183,17 @@ class Job:
         Jobs share case inputs (every Run its examples, a Submit's learner and reference jobs
         its random cases): ``encoded`` maps a case object (kept alive beside its text) to its
         JSON, so the same object is not encoded twice; a case is therefore never changed once
-        it is in a job. The bytes are those of one ``json.dumps`` of the document, "cases" first.
+        it is in a job. The bytes are those of one ``json.dumps`` of the document, "cases" first,
+        except that an ndarray parameter's nested lists go as their float64 bytes
+        (``values.packed_array``), which the child reads back into the very same array.
         """
         memo: dict[int, tuple[Mapping[str, Any], str]] = {} if encoded is None else encoded
+        packed = frozenset(name for name, kind in self.parameters.items() if kind == "ndarray")
         parts = []
         for case in self.cases:
             known = memo.pop(id(case), None)  # put back last: the memo's oldest go first
             if known is None or known[0] is not case:
-                known = (case, json.dumps(dict(case), separators=(",", ":")))
+                known = (case, _case_text(case, packed))
             memo[id(case)] = known
             parts.append(known[1])
         document = self.document()
@@ -212,6 +216,15 @@ class Job:
             driver=raw.get("driver", ""),
             trusted=raw.get("trusted", False) is True,
         )
+
+
+def _case_text(case: Mapping[str, Any], packed: frozenset[str]) -> str:
+    """One case's inputs as the job document's JSON, the ``packed`` (ndarray) ones as bytes.
+
+    An exercise's parameter kinds are fixed, so ``Job.body``'s memo keys a case's text by the
+    case alone: the jobs that share a case (a learner's and the reference's) share the kinds."""
+    wire = {name: values.packed_array(raw) if name in packed else raw for name, raw in case.items()}
+    return json.dumps(wire, separators=(",", ":"))
 
 
 # -- what the child reports ---------------------------------------------------------------

@@ -7,6 +7,8 @@ learner returns is compared here: the trusted side does that from the tags.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -266,12 +268,51 @@ class CountingGenerator:
         return "Generator(PCG64)"
 
 
+# An ndarray input as a job document carries it: its float64 bytes (base64) and its shape, as
+# ``packed_array`` made them of the case's nested lists on the host. In the machine's own byte
+# order: the host and its children are one machine.
+PACKED = "f8"
+
+
+def packed_array(raw: Any) -> Any:
+    """An ndarray parameter's input for the job document: the array the child would build of
+    ``raw``, as its bytes and shape (``raw`` itself when numpy cannot build it, or it is
+    spelled as a dict). Reading 17-digit floats from JSON took a 34-case Submit job ~0.9 of
+    its ~1.8 ms of reading and building its arguments; the bytes give the very same numbers."""
+    if type(raw) is not list:
+        return raw
+    try:
+        array = np.array(raw, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):  # the child reports it, as it always did
+        return raw
+    return {PACKED: base64.b64encode(array.tobytes()).decode("ascii"), "shape": list(array.shape)}
+
+
+def _unpacked(raw: Mapping[str, Any]) -> np.ndarray:
+    shape = raw["shape"]
+    if type(shape) is not list or not all(type(length) is int and length >= 0 for length in shape):
+        raise ValueError("a packed array needs a shape of non-negative ints")
+    text = raw[PACKED]
+    if type(text) is not str:
+        raise ValueError("a packed array's bytes must be base64 text")
+    try:
+        data = binascii.a2b_base64(text, strict_mode=True)
+    except binascii.Error as exc:
+        raise ValueError(f"a packed array's bytes do not decode: {exc}") from None
+    # A copy that owns its data, as np.array's did (no base for learner code to find; over the
+    # bytes themselves it would be read-only). reshape raises ValueError when the shape does
+    # not hold that many numbers.
+    return np.frombuffer(data, dtype=np.float64).reshape(shape).copy()
+
+
 def build_argument(kind: str, raw: Any) -> Any:
     """A fresh object for one parameter of one case, built from its JSON input."""
     if kind == "ndarray":
         if isinstance(raw, dict) and "empty" in raw:
             # JSON cannot spell an empty array's shape: (0, V) is written {"empty": [0, V]}.
             return np.empty(raw["empty"], dtype=np.float64)
+        if isinstance(raw, dict) and PACKED in raw:
+            return _unpacked(raw)
         return np.array(raw, dtype=np.float64)
     if kind == "rng":
         if isinstance(raw, dict) and "scripted" in raw:
@@ -349,9 +390,9 @@ def as_built(kind: str, value: Any, raw: Any, built: Any = None) -> bool:
                 return False
             if built is not None and value.shape == built[0] and value.tobytes() == built[1]:
                 return True  # bit for bit as built; otherwise compare values, as numpy does
-            if isinstance(raw, dict):
-                return "empty" in raw and value.shape == tuple(raw["empty"])
-            built = np.array(raw, dtype=np.float64)
+            if isinstance(raw, dict) and "empty" in raw:
+                return bool(value.shape == tuple(raw["empty"]))
+            built = build_argument(kind, raw)
             return value.shape == built.shape and bool(np.array_equal(value, built))
         return _same_data(value, raw)
     except Exception:  # an input numpy cannot compare: send the snapshot, as before

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+import pytest
+
 from sandbox.protocol import FrameReader, encode
 
 
@@ -113,6 +116,7 @@ def test_the_mutation_check_still_sees_every_change_through_the_sandbox() -> Non
 
 def test_a_job_body_is_its_document_and_shared_cases_are_encoded_once() -> None:
     from sandbox import Job, Limits
+    from sandbox.values import build_argument
 
     shared = {"p": [[0.5, 0.5]], "name": "\ud800 é ☃"}  # a lone surrogate and non-ASCII text
     own = {"p": [[1.0, -0.0]], "name": "x"}
@@ -134,10 +138,70 @@ def test_a_job_body_is_its_document_and_shared_cases_are_encoded_once() -> None:
     memo: dict = {}
     bodies = [job.body(memo) for job in (learner, reference)]
     for job, body in zip((learner, reference), bodies, strict=True):
-        assert json.loads(body) == json.loads(json.dumps(job.document()))
-        assert Job.from_document(json.loads(body)) == job
+        read = json.loads(body)
+        document = json.loads(json.dumps(job.document()))
+        assert {k: v for k, v in read.items() if k != "cases"} == {
+            k: v for k, v in document.items() if k != "cases"
+        }
+        # Every case as it was, but its ndarray input as bytes that build the same array.
+        for sent, case in zip(read["cases"], job.cases, strict=True):
+            assert sent["name"] == case["name"]
+            assert set(sent["p"]) == {"f8", "shape"}
+            built = build_argument("ndarray", sent["p"])
+            assert built.dtype == np.float64 and built.flags.writeable and built.base is None
+            assert built.tobytes() == np.array(case["p"], dtype=np.float64).tobytes()  # -0.0
+        again = Job.from_document(read)
+        assert again.parameters == job.parameters and len(again.cases) == len(job.cases)
     assert len(memo) == 2  # the shared case once, the learner's own once
     assert learner.body() == bodies[0]  # alone, the same bytes
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        [[0.1, 2.0**-1074], [1e308, -0.0]],  # the smallest subnormal, a huge number, a signed 0
+        [1, True, 2.5],  # ints and bools: numpy's float64 of them, as the child always built
+        [],
+        [[], []],  # shape (2, 0): JSON lists can spell that one
+        0.5,  # not a list: a 0-d array, sent as it came
+    ],
+)
+def test_a_packed_array_builds_what_its_lists_build(raw: object) -> None:
+    from sandbox.values import as_built, build_argument, packed_array
+
+    packed = packed_array(raw)
+    assert (type(packed) is dict) == (type(raw) is list)
+    sent = json.loads(json.dumps(packed))
+    built, plain = build_argument("ndarray", sent), build_argument("ndarray", raw)
+    assert built.shape == plain.shape and built.tobytes() == plain.tobytes()
+    assert as_built("ndarray", plain, sent) and as_built("ndarray", built, raw)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [[[0.5], [0.5, 0.5]], [[1.0], 2.0], [10**400], {"empty": [0, 3]}, [["0.5"], "x"]],
+)
+def test_what_numpy_cannot_build_goes_as_it_came(raw: object) -> None:
+    from sandbox.values import packed_array
+
+    assert packed_array(raw) is raw  # the child then builds it (or reports why it cannot)
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        {"f8": "not base64!", "shape": [1]},
+        {"f8": "AAAAAAAA8D8=", "shape": [2]},  # one number, two asked for
+        {"f8": "AAAAAAAA8D8=", "shape": [-1]},
+        {"f8": "AAAAAAAA8D8=", "shape": "1"},
+        {"f8": 5, "shape": [1]},
+    ],
+)
+def test_a_malformed_packed_array_is_a_value_error(sent: dict) -> None:
+    from sandbox.values import build_argument
+
+    with pytest.raises(ValueError):
+        build_argument("ndarray", sent)
 
 
 def test_the_bytes_kept_from_before_the_call_give_the_same_answers_as_rebuilding() -> None:
