@@ -13,7 +13,7 @@ import _string
 import functools
 import string
 from collections.abc import Mapping, Sequence
-from types import BuiltinMethodType, ModuleType
+from types import BuiltinMethodType, MethodType, ModuleType
 from typing import Any
 
 import numpy as np
@@ -177,6 +177,10 @@ def _read(obj: Any, name: str, default: Any) -> Any:
         # super().__init__(...) in a learner's class: the parent's initialiser, bound to
         # the learner's own object (or object.__init__, a no-op, for anything else).
         return obj.__init__  # type: ignore[misc]
+    while type(obj) is MethodType:
+        # What a bound method lacks, and it lacks every name learner code may write, it reads
+        # off what it binds (its __func__): the read is one on that, under its rules.
+        obj = obj.__func__
     check_attribute(obj, name)
     if name == "format":
         if isinstance(obj, str):

@@ -12,6 +12,7 @@ import builtins
 import operator
 from collections.abc import Callable
 from fractions import Fraction
+from types import MethodType
 from typing import Any
 
 import numpy as np
@@ -121,6 +122,12 @@ def _type_of(obj: Any, *rest: Any) -> Any:
         # type(SomeClass) is a metaclass (type itself): calling it with three arguments
         # would build classes with any '_' attribute (__repr__, __getattr__, __del__, ...).
         raise PolicyError(refusal.TYPE_OF_A_CLASS)
+    if issubclass(kind, MethodType):
+        # The class of a learner's bound method binds any object, and a method reads every
+        # attribute it lacks off what it binds: type(H().m)(np.random.Generator, 1).permuted
+        # was the raw method, which wrote into an object array (found while profiling the
+        # guards, sixth session).
+        raise PolicyError(refusal.BOUND_METHOD_CLASS)
     if issubclass(kind, memoryview):
         # The class, called on an object array, aliased its pointers as writable bytes: an
         # unguarded call past every numpy rule (red team, round 9).

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from abc import ABCMeta
 from collections.abc import Callable
-from types import ModuleType, WrapperDescriptorType
+from types import MethodType, ModuleType, WrapperDescriptorType
 from typing import Any
 
 import numpy as np
@@ -239,10 +239,11 @@ def lookup_hidden(real: Any, name: str, shown: str) -> Any:
 # ``__module__`` (no '_' names: not in code, not in setattr), cannot make ``__class__`` lie
 # (no ``__class__``/``__getattribute__`` in a class body; ``_reports_its_own_class``), and
 # cannot assign ``obj.__class__``. Classes whose instances need the whole walk every time:
-# ``super`` (the rules apply to its ``__self__``), classes (instances of ``type``), modules,
+# ``super`` (the rules apply to its ``__self__``), bound methods (to their ``__func__``, off
+# which they read every attribute they lack), classes (instances of ``type``), modules,
 # ufuncs, numpy's flexible scalars (np.void, np.str_, np.bytes_).
 AS_IS, ARRAY, _NUMPY_OBJECT, EACH_TIME = "as is", "array", "numpy object", "each time"
-_EACH_TIME_BASES = (type, super, ModuleType, np.ufunc, np.flexible)
+_EACH_TIME_BASES = (type, super, MethodType, ModuleType, np.ufunc, np.flexible)
 # Looking a class up never runs a metaclass's __hash__ or __eq__: a class whose metaclass is
 # exactly ``type`` is its own key (its hash is its address, its comparison identity, both in C),
 # any other is keyed by its id (``class_key``), the class itself checked on the way out. Each
@@ -384,6 +385,10 @@ def _guard_attribute_walk(obj: Any, name: str, value: Any) -> Any:
     if type(obj) is super:
         # super().clip() in a subclass of np.ndarray reaches the array's own methods.
         obj = obj.__self__  # type: ignore[attr-defined]
+    while type(obj) is MethodType:
+        # A bound method has no attribute of its own that learner code may name: every other
+        # one is read off what it binds, so the rules apply to that.
+        obj = obj.__func__
     memory.check_attribute(obj, name)
     refuse_registration(obj, name)
     if isinstance(value, type) and value in CLASS_STAND_INS:

@@ -200,6 +200,10 @@ def hash_refused(kind: str) -> str:
 TYPE_WITH_THREE_ARGUMENTS = "type() with three arguments is not available; use a class statement"
 TYPE_OF_A_CLASS = "type() of a class is not available in the judge"
 MEMORYVIEW = "memoryview is not available in the judge: it exposes an object's raw bytes"
+BOUND_METHOD_CLASS = (
+    "type() of a bound method is not available in the judge: its class binds any object, "
+    "and reads every attribute off it"
+)
 
 # -- memory -----------------------------------------------------------------------------------
 
