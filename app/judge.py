@@ -114,7 +114,8 @@ class Judge:
         """The one grade (Run or Submit): never blocks the event loop; raises Saturated or
         SandboxDown. Submit's random cases use ``seed`` (a fresh one when None)."""
         started = time.perf_counter()
-        submit = Mode(mode) is Mode.submit
+        mode = Mode(mode)
+        submit = mode is Mode.submit
         cases = case_sets.stored_cases(exercise, submit)
         drawn: list[dict[str, Any]] = []
         names: list[str] = []
@@ -162,12 +163,12 @@ class Judge:
                 cases += case_sets.expected_cases(exercise, drawn, expected, names, "random")
             # The exact cases' report is built while the check still runs (its job usually
             # ends last): a Submit's 34 rows took about 1.2 ms here.
-            report = build_report(exercise, result, 0.0, cases, Mode(mode), seed)
+            report = build_report(exercise, result, 0.0, cases, mode, seed)
             if drawn and result.setup is None:
                 traced = await self._traced(exercise, cases, report)
                 if traced is not cases:
                     cases = traced
-                    report = build_report(exercise, result, 0.0, cases, Mode(mode), seed)
+                    report = build_report(exercise, result, 0.0, cases, mode, seed)
             checked = await checking if checking is not None else None
         finally:
             if checking is not None:

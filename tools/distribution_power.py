@@ -11,8 +11,8 @@ its shift against the check's Bernstein margin. So is how often the step begins 
 replacement outside the residual or a token of probability 0 (either fails the pair for
 certain), and, for a pair with a first look, the chance that the look settles a step that
 wrong (every test within its early bound) and a correct step's chance to go on past it,
-enumerated exactly. A step is missed in all when
-it settles early or every test misses it at the end.
+enumerated exactly. A step is missed in all when it settles early or every test misses it at
+the end.
 
     .venv/bin/python tools/distribution_power.py                  # the resample exercise
     .venv/bin/python tools/distribution_power.py --estimate 40000 # a finer estimate
@@ -344,7 +344,7 @@ def main(argv: list[str]) -> int:
                     if found.early_pass is not None
                     else ""
                 )
-                outside = (
+                certain = (
                     f"; a certain failure {found.certain_per_trial:.3f}/trial"
                     if found.certain_per_trial
                     else ""
@@ -352,7 +352,7 @@ def main(argv: list[str]) -> int:
                 print(
                     f"  {name:<34} noncentrality {found.noncentrality_per_trial:.3f}/trial, "
                     f"df {found.df}, threshold {found.threshold:.2f}: the chi-square misses "
-                    f"with probability {found.miss:.1e}{outside}; {TARGET_MISS:g} needs "
+                    f"with probability {found.miss:.1e}{certain}; {TARGET_MISS:g} needs "
                     f"{found.trials_for_target or 'no number of'} trials{mean}{early}; "
                     f"missed in all {found.total_miss:.1e}"
                 )

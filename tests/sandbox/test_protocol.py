@@ -25,8 +25,6 @@ def test_raw_surrogate_bytes_are_replaced_too_and_escaped_backslashes_are_left_a
 
 
 def test_arguments_share_one_snapshot_budget_and_a_big_one_does_not_spend_it() -> None:
-    import numpy as np
-
     from sandbox.limits import SNAPSHOT_ITEMS
     from sandbox.values import snapshot_arguments
 
@@ -47,8 +45,6 @@ def test_arguments_share_one_snapshot_budget_and_a_big_one_does_not_spend_it() -
 
 
 def test_an_argument_left_as_built_is_not_sent_back() -> None:
-    import numpy as np
-
     from sandbox.values import as_built, build_argument, snapshot_arguments
 
     kinds = {"xs": "list", "p": "ndarray", "q": "ndarray", "k": "value", "rng": "rng"}
@@ -205,8 +201,6 @@ def test_a_malformed_packed_array_is_a_value_error(sent: dict) -> None:
 
 
 def test_the_bytes_kept_from_before_the_call_give_the_same_answers_as_rebuilding() -> None:
-    import numpy as np
-
     from sandbox.values import PRISTINE_ITEMS, as_built, build_argument, pristine
 
     raw = [[0.0, 0.5], [0.25, 0.75]]
