@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from app import checks, distribution
-from app.distribution import DistributionCheck, Pair
+from app.distribution import DistributionCheck
 from sandbox import CaseRun, ErrorInfo, Job, Limits, Outcome, RunResult
 
 # CPU time the check allows per call of the step: the reference takes about 0.1 ms here, so a
@@ -49,7 +49,18 @@ class Chunk:
 Batch = tuple[Chunk, ...]
 
 
-def chunks(pair: Pair, index: int, most: int = CHUNK_TRIALS) -> list[Chunk]:
+class Trials(Protocol):
+    """What chunking needs of a check's declared item (a pair, a sampler's input)."""
+
+    @property
+    def trials(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def first_look(self) -> int | None: ...
+
+
+def chunks(pair: Trials, index: int, most: int = CHUNK_TRIALS) -> list[Chunk]:
     """The pair's trials in chunks of at most ``most``, in order: its first look alone first
     (when it declares one), then the rest in near-equal chunks. Chunk k is seeded with
     seed + k * SEED_STRIDE."""
