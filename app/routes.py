@@ -41,6 +41,7 @@ def exercise_summary(exercise: Exercise) -> ExerciseSummary:
         title=exercise.title,
         difficulty=exercise.difficulty,
         summary=exercise.summary,
+        section=exercise.section,
     )
 
 

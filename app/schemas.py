@@ -99,6 +99,7 @@ class ExerciseSummary(BaseModel):
     title: str
     difficulty: str
     summary: str
+    section: str = Field("", description="the group the home page lists it under")
 
 
 class CasePublic(BaseModel):

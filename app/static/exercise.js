@@ -536,6 +536,7 @@
       if (response.ok) {
         const report = await readJson(response);
         if (report && typeof report === "object" && "verdict" in report) {
+          if (window.JudgeProgress) window.JudgeProgress.record(exercise.id, mode, report, exercise.submit_cases || 0);
           renderReport(report);
           editor.markLine(blamedLine(report));
         } else renderHttpProblem("Unexpected answer", "The judge sent a reply this page cannot read.");

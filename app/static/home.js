@@ -1,4 +1,7 @@
-/* Home page: lists the exercises from GET /api/exercises, each linking to /exercises/{id}. */
+/* Home page: the exercises from GET /api/exercises under their sections, each linking to
+ * /exercises/{id} and marked solved, attempted or new from what this browser has graded
+ * (progress.js). The API lists them in their `order`; a section comes where its first
+ * exercise does, so the sections follow the path too. */
 (function () {
   "use strict";
 
@@ -10,6 +13,41 @@
     }
     for (const child of children || []) node.append(child);
     return node;
+  }
+
+  const PROGRESS = {
+    solved: { text: "solved", badge: "badge--pass" },
+    attempted: { text: "attempted", badge: "badge--error" },
+    new: { text: "new", badge: "badge--pending" },
+  };
+
+  function progressBadge(exercise) {
+    const state = window.JudgeProgress ? window.JudgeProgress.state(exercise.id) : "new";
+    const shown = PROGRESS[state] || PROGRESS.new;
+    return element("span", {
+      class: "badge badge--progress " + shown.badge,
+      "data-testid": "exercise-progress",
+      "data-progress": state,
+      text: shown.text,
+    });
+  }
+
+  function sections(exercises) {
+    const groups = new Map();
+    for (const exercise of exercises) {
+      const name = exercise.section || "Other exercises";
+      if (!groups.has(name)) groups.set(name, []);
+      groups.get(name).push(exercise);
+    }
+    let index = 0;
+    return [...groups].map(([name, members]) => {
+      index += 1;
+      const headingId = "section-" + index;
+      return element("section", { class: "section", "aria-labelledby": headingId, "data-testid": "exercise-section" }, [
+        element("h2", { id: headingId, class: "section__title", text: name }),
+        element("ol", { class: "card-list" }, members.map(card)),
+      ]);
+    });
   }
 
   function card(exercise) {
@@ -29,6 +67,8 @@
         element("h3", { class: "card__title" }, [link]),
         element("span", { class: "visually-hidden", text: "Difficulty:" }),
         difficulty,
+        element("span", { class: "visually-hidden", text: "Your progress:" }),
+        progressBadge(exercise),
       ]),
       element("p", { class: "card__summary", text: exercise.summary }),
       element("p", { class: "card__id", text: exercise.id }),
@@ -42,7 +82,7 @@
       const response = await fetch("/api/exercises", { headers: { Accept: "application/json" } });
       if (!response.ok) throw new Error("HTTP " + response.status);
       const exercises = await response.json();
-      list.replaceChildren(...exercises.map(card));
+      list.replaceChildren(...sections(exercises));
       status.textContent =
         exercises.length === 0
           ? "No exercises are installed yet."
