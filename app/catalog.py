@@ -342,6 +342,10 @@ def load_exercise(folder: Path) -> Exercise:
             random_argument=argument,
             hint_count=len(hints),
         )
+        if distribution is not None and sampler is not None:
+            raise ValueError(
+                "declare one check over the whole function: [distribution] or [sampler]"
+            )
         if trace_path.exists():
             compile(_read_text(trace_path), str(trace_path), "exec")
     except (ValueError, SyntaxError) as exc:
