@@ -551,7 +551,10 @@ class Catalog:
         for exercise in exercises.values():
             for other in exercise.related:
                 if other not in exercises:
-                    raise ExerciseError(f"{exercise.id}: related exercise {other!r} not found")
+                    raise ExerciseError(
+                        f"{exercise.folder / 'exercise.toml'}: related exercise {other!r} not "
+                        f"found in {root}"
+                    )
         return cls(exercises)
 
     def get(self, exercise_id: str) -> Exercise | None:
