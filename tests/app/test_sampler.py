@@ -4,8 +4,8 @@ sandbox of a small exercise built here (the judge's own driver, chunks, the two 
 from __future__ import annotations
 
 import json
-import shutil
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
