@@ -23,6 +23,7 @@ from app.schemas import (
     ErrorBody,
     ExercisePublic,
     ExerciseSummary,
+    Section,
     Health,
     Hint,
     LimitsPublic,
@@ -41,7 +42,6 @@ def exercise_summary(exercise: Exercise) -> ExerciseSummary:
         title=exercise.title,
         difficulty=exercise.difficulty,
         summary=exercise.summary,
-        section=exercise.section,
     )
 
 
@@ -174,6 +174,8 @@ CUSTOM_BODY = {
     },
 }
 
+SECTIONS_EXAMPLE = [{"name": "Basics", "exercises": ["sum-of-squares", "running-mean"]}]
+
 router = APIRouter(prefix="/api", tags=["judge"])
 
 
@@ -187,6 +189,21 @@ router = APIRouter(prefix="/api", tags=["judge"])
 )
 async def list_exercises(catalog: CatalogDep) -> list[ExerciseSummary]:
     return [exercise_summary(exercise) for exercise in catalog]
+
+
+@router.get(
+    "/sections",
+    response_model=list[Section],
+    summary="List the sections",
+    description="The home page's groups, each with its exercises' ids in their `order`; a "
+    "section comes where its first exercise does in the catalog.",
+    responses={200: {"content": {"application/json": {"example": SECTIONS_EXAMPLE}}}},
+)
+async def list_sections(catalog: CatalogDep) -> list[Section]:
+    groups: dict[str, list[str]] = {}
+    for exercise in catalog:
+        groups.setdefault(exercise.section, []).append(exercise.id)
+    return [Section(name=name, exercises=ids) for name, ids in groups.items()]
 
 
 @router.get(

@@ -99,7 +99,13 @@ class ExerciseSummary(BaseModel):
     title: str
     difficulty: str
     summary: str
-    section: str = Field("", description="the group the home page lists it under")
+
+
+class Section(BaseModel):
+    """A group of the home page: its name and its exercises' ids, in their order."""
+
+    name: str
+    exercises: list[str]
 
 
 class CasePublic(BaseModel):

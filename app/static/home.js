@@ -32,13 +32,17 @@
     });
   }
 
-  function sections(exercises) {
+  // The exercises under their sections (GET /api/sections); one that no section names (the
+  // lists were read a moment apart) goes last, under "Other exercises".
+  function sections(exercises, declared) {
+    const byId = new Map(exercises.map((exercise) => [exercise.id, exercise]));
     const groups = new Map();
-    for (const exercise of exercises) {
-      const name = exercise.section || "Other exercises";
-      if (!groups.has(name)) groups.set(name, []);
-      groups.get(name).push(exercise);
+    for (const section of declared) {
+      const members = section.exercises.map((id) => byId.get(id)).filter(Boolean);
+      members.forEach((exercise) => byId.delete(exercise.id));
+      if (members.length) groups.set(section.name, members);
     }
+    if (byId.size) groups.set("Other exercises", [...byId.values()]);
     let index = 0;
     return [...groups].map(([name, members]) => {
       index += 1;
@@ -79,10 +83,15 @@
     const status = document.getElementById("exercise-status");
     const list = document.getElementById("exercise-list");
     try {
-      const response = await fetch("/api/exercises", { headers: { Accept: "application/json" } });
+      const headers = { headers: { Accept: "application/json" } };
+      const [response, grouped] = await Promise.all([
+        fetch("/api/exercises", headers),
+        fetch("/api/sections", headers),
+      ]);
       if (!response.ok) throw new Error("HTTP " + response.status);
+      if (!grouped.ok) throw new Error("HTTP " + grouped.status);
       const exercises = await response.json();
-      list.replaceChildren(...sections(exercises));
+      list.replaceChildren(...sections(exercises, await grouped.json()));
       status.textContent =
         exercises.length === 0
           ? "No exercises are installed yet."

@@ -22,6 +22,7 @@ CSP_DIRECTIVES = [
 ]
 API_ROUTES = {
     ("get", "/api/exercises"),
+    ("get", "/api/sections"),
     ("get", "/api/exercises/{exercise_id}"),
     ("post", "/api/exercises/{exercise_id}/submissions"),
     ("post", "/api/exercises/{exercise_id}/runs"),
