@@ -23,12 +23,12 @@ from app.schemas import (
     ErrorBody,
     ExercisePublic,
     ExerciseSummary,
-    Section,
     Health,
     Hint,
     LimitsPublic,
     Mode,
     Report,
+    Section,
     Submission,
 )
 
