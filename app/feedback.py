@@ -108,9 +108,18 @@ def _token_sentence(step: dict[str, Any]) -> str:
     made = ""
     if "raw" in step:
         made = f"{source} = {_numbers(step['raw'])}, normalised {_numbers(step['weights'])}; "
+    running, u = step["running"], step["u"]
+    if running and u >= running[-1]:
+        # Round-off: the sums stop short of 1 and the draw is above them all. Four digits would
+        # show both as 1, so this says them in full.
+        return (
+            f"draw {step['draw']} gave {var} = {u:.12g}; {made}running sums over {source} "
+            f"{_numbers(running)}, the last {running[-1]:.12g} by round-off; no running sum "
+            f"exceeds {var}, so the last token of probability above 0: token {step['token']}"
+        )
     return (
-        f"draw {step['draw']} gave {var} = {number(step['u'])}; {made}running sums over "
-        f"{source} {_numbers(step['running'])}; {var} falls in [{number(low)}, {number(high)}): "
+        f"draw {step['draw']} gave {var} = {number(u)}; {made}running sums over "
+        f"{source} {_numbers(running)}; {var} falls in [{number(low)}, {number(high)}): "
         f"token {step['token']}"
     )
 
