@@ -20,11 +20,16 @@ from typing import Any
 
 import numpy as np
 
-from app.checks import parse_type
-from app.distribution import DistributionCheck, load_check
 from app.exercise_keys import unknown_key_problem
-from app.sampler import SamplerCheck, load_sampler
-from app.tolerance import EXACT, Tolerance
+from app.grading import (
+    EXACT,
+    DistributionCheck,
+    SamplerCheck,
+    Tolerance,
+    load_check,
+    load_sampler,
+    parse_type,
+)
 from sandbox import SNAPSHOT_ITEMS, Job, Limits, RandomMode
 
 EXERCISES_DIR = Path(__file__).resolve().parent.parent / "exercises"

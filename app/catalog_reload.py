@@ -15,7 +15,6 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
-from app import case_sets
 from app.catalog import Catalog, ExerciseError
 
 log = logging.getLogger("judge")
@@ -57,5 +56,5 @@ async def watch(app: FastAPI, root: Path, interval: float = INTERVAL_S) -> None:
         app.state.catalog = catalog
         judge = getattr(app.state, "judge", None)
         if judge is not None:
-            judge.fresh_cases = case_sets.FreshCases()
+            judge.forget_drawn_cases()
         log.info("exercises reloaded: %d exercise(s) from %s", len(catalog), root)

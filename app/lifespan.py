@@ -19,8 +19,8 @@ from app import catalog_reload
 from app.catalog import Catalog
 from app.config import Settings
 from app.errors import UnsafeStart
-from app.judge import Judge
-from app.storage import History
+from app.grading import Judge
+from app.history import History
 
 log = logging.getLogger("judge")
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from app.catalog import Catalog
-from app.judge import Judge
+from app.grading.judge import Judge
 from tests import golden
 
 SUBMISSIONS = golden.files("*.py")

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from app import sampler, sampler_jobs
 from app.catalog import ExerciseError, load_exercise
-from app.judge import Judge
+from app.grading import sampler, sampler_jobs
+from app.grading.judge import Judge
 from app.schemas import Mode, Status
 
 PARAMETERS = {"probs": "list", "rng": "rng"}
@@ -241,7 +241,7 @@ def test_a_broken_declaration_stops_the_folder_naming_its_file(
 def test_check_refuses_a_law_that_the_reference_does_not_follow(
     tmp_path: Path, folder: Path, judge: Judge
 ) -> None:
-    from app import exercise_tools
+    from app.grading import exercise_tools
 
     copy = tmp_path / folder.name
     shutil.copytree(folder, copy)

@@ -1,0 +1,241 @@
+"""`judge exercises check|regen [ID...]`: exercise folders proven through the real sandbox.
+
+Expected outputs are never typed by hand: ``regen`` runs each reference solution through the
+sandbox and stores what it returned (and how many random numbers it drew), rewriting only the
+files whose content changes; ``check`` fails when the stored expectations and a fresh run of
+the reference disagree, when the reference fails its own Submit (random cases and checks
+included) or a golden correct submission is refused, when the math of the statement or a hint
+does not typeset, and (at load) on every rule of the folder format.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from app import statement_math
+from app.catalog import EXERCISES_DIR, Case, Catalog, Exercise, ExerciseError
+from app.exercise_keys import nearest
+from app.grading import case_sets, compare, feedback, reports
+from app.grading.judge import Judge
+from app.schemas import Mode, Status, Verdict
+from sandbox import RandomMode
+
+# Golden submissions live with their exercise (``<folder>/solutions/``) or, for the built-in
+# exercises, under the repository's ``tests/solutions/<id>/``.
+GOLDEN_FOLDER = "solutions"
+REPOSITORY_GOLDEN = EXERCISES_DIR.parent / "tests" / "solutions"
+GOLDEN_SEED = 20260101
+
+
+def golden_folders(exercise: Exercise) -> list[Path]:
+    """Where an exercise's golden submissions are: beside it, and in the repository's tests."""
+    places = [exercise.folder / GOLDEN_FOLDER, REPOSITORY_GOLDEN / exercise.id]
+    return [place for place in places if place.is_dir()]
+
+
+def golden_files(exercise: Exercise, prefix: str) -> list[Path]:
+    """The exercise's golden ``<prefix>_*.py`` submissions (correct or wrong), sorted."""
+    return sorted(p for place in golden_folders(exercise) for p in place.glob(f"{prefix}_*.py"))
+
+
+def reference_expectations(
+    judge: Judge, exercise: Exercise, cases: tuple[Case, ...] | None = None
+) -> list[dict[str, Any]]:
+    """What the reference solution returns for each case (the examples unless ``cases`` says
+    otherwise), in the stored ``expected`` shape, with its trace where the exercise has one."""
+    cases = exercise.cases if cases is None else cases
+    inputs = [case.input for case in cases]
+    job = exercise.job(exercise.solution_code, inputs, with_trace=True)
+    result = judge.pool.submit(job).result(timeout=120)
+    if result.setup is not None:
+        detail = reports.setup_detail(exercise, result.setup)
+        raise ExerciseError(f"{exercise.id}: the reference does not run: {detail}")
+    expectations = []
+    for case, run in zip(cases, result.cases, strict=True):
+        if run.outcome != "returned":
+            message = compare.error_message(run, reports.limits_text(exercise))
+            raise ExerciseError(f"{exercise.id}: reference failed on {case.name!r}: {message}")
+        problem = compare.type_problem(
+            run.value, compare.parse_type(exercise.returns), "the reference's return value"
+        )
+        if problem:
+            raise ExerciseError(f"{exercise.id}: {case.name!r}: {problem}")
+        if isinstance(run.trace, dict) and "trace_error" in run.trace:
+            raise ExerciseError(f"{exercise.id}: trace.py failed on {case.name!r}: {run.trace}")
+        expected = feedback.expected_from_run(run, exercise.random_mode is RandomMode.generator)
+        expectations.append(expected)
+    return expectations
+
+
+def check_exercise(judge: Judge, exercise: Exercise) -> list[str]:
+    """Problems with one exercise folder (empty when it is sound)."""
+    problems = []
+    stored = exercise.cases + exercise.extra_cases
+    try:
+        regenerated = reference_expectations(judge, exercise, stored)
+    except ExerciseError as exc:
+        return [str(exc)]
+    for case, fresh in zip(stored, regenerated, strict=True):
+        if not compare.same(case.expected, fresh, exercise.tolerance):
+            problems.append(
+                f"case {case.name!r}: stored expected {json.dumps(case.expected)} but the "
+                f"reference now gives {json.dumps(fresh)} (run `judge exercises regen`)"
+            )
+    problems.extend(_random_case_problems(judge, exercise))
+    reference = judge.grade(exercise, exercise.solution_code)
+    if reference.status != Status.passed:
+        problems.append(f"the reference solution is not accepted ({reference.verdict.value})")
+    else:
+        problems.extend(_submit_problems(judge, exercise, "the reference", exercise.solution_code))
+    for path in golden_files(exercise, "correct"):
+        code = path.read_text(encoding="utf-8")
+        problems.extend(_submit_problems(judge, exercise, f"golden {path.name}", code))
+    starter = judge.grade(exercise, exercise.starter_code)
+    if starter.verdict in (Verdict.compile_error, Verdict.rejected):
+        problems.append(f"the starter code does not compile: {starter.message}")
+    elif starter.status == Status.passed:
+        problems.append("the starter code passes every case; it must fail")
+    return problems
+
+
+def _submit_problems(judge: Judge, exercise: Exercise, who: str, code: str) -> list[str]:
+    """A Submit of ``code`` (random cases and checks included) that is not accepted, in words:
+    the first failing row, with its message."""
+    report = judge.grade(exercise, code, Mode.submit, seed=GOLDEN_SEED)
+    if report.status == Status.passed:
+        return []
+    row = next((t for t in report.tests if t.status != Status.passed), None)
+    where = f": {row.name!r}: {row.message}" if row is not None else f": {report.message}"
+    return [f"{who} fails its Submit ({report.verdict.value}){where}"]
+
+
+def math_problems(
+    exercises: Sequence[Exercise], use_browser: bool = True
+) -> tuple[dict[str, list[str]], bool]:
+    """Each exercise's math problems (statement and hints), and whether KaTeX checked them."""
+    texts: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for exercise in exercises:
+        named = {f"{exercise.folder / 'statement.md'}": exercise.statement}
+        named |= {
+            f"{exercise.folder / 'exercise.toml'} hint {n}": h
+            for n, h in enumerate(exercise.hints, 1)
+        }
+        texts |= named
+        owner |= dict.fromkeys(named, exercise.id)
+    found, typeset = statement_math.math_problems(texts, use_browser)
+    problems: dict[str, list[str]] = {exercise.id: [] for exercise in exercises}
+    for problem in found:
+        name = next(n for n in texts if problem.startswith(n))
+        problems[owner[name]].append(problem)
+    return problems, typeset
+
+
+def _random_case_problems(judge: Judge, exercise: Exercise) -> list[str]:
+    """The generator's cases must be inputs the reference answers (two seeds' worth)."""
+    problems = []
+    for seed in (0, 1):
+        inputs = case_sets.random_inputs(exercise, seed)
+        if not inputs:
+            return []
+        result = judge.reference(exercise, inputs).result(timeout=120)
+        for index in range(len(inputs)):
+            problem = case_sets.reference_problem(exercise, result, index)
+            if problem:
+                problems.append(f"random case {index + 1} of seed {seed}: {problem}")
+                break
+    return problems
+
+
+Work = Callable[[Judge, list[Exercise]], int]
+
+
+def _for_exercises(root: Path, ids: Sequence[str], work: Work) -> int:
+    """Load the catalog (reporting a broken folder), pick ``ids`` (every exercise when none),
+    start a judge, run ``work``, stop it."""
+    try:
+        catalog = Catalog.load(root)
+    except ExerciseError as exc:
+        print(f"FAIL  {exc}")
+        return 1
+    known = [exercise.id for exercise in catalog]
+    unknown = [i for i in ids if catalog.get(i) is None]
+    if unknown:
+        print(f"FAIL  no exercise {unknown[0]!r} in {root}{nearest(unknown[0], known)}")
+        return 1
+    chosen = [catalog.get(i) for i in dict.fromkeys(ids)] if ids else list(catalog)
+    judge = Judge.create(workers=2, queue_size=16)
+    try:
+        return work(judge, [exercise for exercise in chosen if exercise is not None])
+    except ExerciseError as exc:
+        print(f"FAIL  {exc}")
+        return 1
+    finally:
+        judge.close()
+
+
+def check_all(root: Path, ids: Sequence[str] = ()) -> int:
+    return _for_exercises(root, ids, _check_exercises)
+
+
+def _check_exercises(judge: Judge, exercises: list[Exercise]) -> int:
+    failed = 0
+    maths, typeset = math_problems(exercises)
+    if not typeset:
+        print("note  no headless Chromium here: math checked for structure only, not by KaTeX")
+    for exercise in exercises:
+        problems = maths[exercise.id] + check_exercise(judge, exercise)
+        print(f"{'FAIL' if problems else 'ok  '}  {exercise.id}  ({exercise.folder})")
+        for problem in problems:
+            print(f"      {problem}")
+        failed += bool(problems)
+    print(f"{len(exercises) - failed} of {len(exercises)} exercises valid")
+    return 1 if failed else 0
+
+
+def format_cases(cases: list[dict[str, Any]]) -> str:
+    """cases.json with one line per field, each value compact, so diffs stay readable."""
+    blocks = []
+    for case in cases:
+        inputs = ",\n".join(
+            f"      {json.dumps(name)}: {json.dumps(value)}"
+            for name, value in case["input"].items()
+        )
+        hint = f'    "hint": {case["hint"]},\n' if case.get("hint") is not None else ""
+        blocks.append(
+            "  {\n"
+            f'    "name": {json.dumps(case["name"])},\n'
+            f"{hint}"
+            f'    "input": {{\n{inputs}\n    }},\n'
+            f'    "expected": {json.dumps(case["expected"])}\n'
+            "  }"
+        )
+    return "[\n" + ",\n".join(blocks) + "\n]\n"
+
+
+def regenerate_all(root: Path, ids: Sequence[str] = ()) -> int:
+    return _for_exercises(root, ids, _regenerate_exercises)
+
+
+def _regenerate_exercises(judge: Judge, exercises: list[Exercise]) -> int:
+    for exercise in exercises:
+        _regenerate(judge, exercise, exercise.cases, exercise.folder / "cases.json")
+        if exercise.extra_cases:
+            _regenerate(judge, exercise, exercise.extra_cases, exercise.folder / "extra_cases.json")
+    return 0
+
+
+def _regenerate(judge: Judge, exercise: Exercise, stored: tuple[Case, ...], path: Path) -> None:
+    expectations = reference_expectations(judge, exercise, stored)
+    cases = [
+        {"name": case.name, "hint": case.hint, "input": case.input, "expected": expected}
+        for case, expected in zip(stored, expectations, strict=True)
+    ]
+    before = path.read_text(encoding="utf-8")
+    after = format_cases(cases)
+    if before != after:  # a file whose content stays is not touched (nor its time stamp)
+        path.write_text(after, encoding="utf-8")
+    print(f"{'updated' if before != after else 'same   '}  {path}")
