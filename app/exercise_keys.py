@@ -35,7 +35,7 @@ TABLES: Mapping[str, tuple[str, ...] | None] = {
     "limits": tuple(field.name for field in dataclasses.fields(Limits)),
     "custom": ("max_length", "max_elements", "items", "distributions", "scalars", "ndim"),
     "feedback": ("extra", "missing", "differs", "empty"),
-    "distribution": ("pairs", "hints"),
+    "distribution": ("pairs", "hints", "words"),
     "sampler": ("inputs", "hints", "lesson"),
 }
 

@@ -215,7 +215,7 @@ def _added(
     added: dict[str, Any] | None, counts: dict[str, Any], first_trial: int
 ) -> dict[str, Any]:
     """A chunk's sound counts added to those of the pair's earlier chunks (None: the first);
-    its first replacement outside the residual numbered within the pair."""
+    its first token a correct step never returns numbered within the pair."""
     seen = counts.get("first_outside")
     if seen is not None:
         seen = {**seen, "trial": seen["trial"] + first_trial}
@@ -252,7 +252,7 @@ def tag(value: Any) -> dict[str, Any]:
 
 def _sound(counts: Any) -> bool:
     """Counts shaped as the driver returns them (their sums are checked per pair later); the
-    replacements outside the residual are optional (a driver may not look for them)."""
+    first tokens a correct step never returns are optional (a driver may not look for them)."""
     if not isinstance(counts, dict):
         return False
     numbers = [counts.get("trials"), counts.get("draws"), counts.get("outside", 0)]

@@ -105,22 +105,25 @@ def _token_sentence(step: dict[str, Any]) -> str:
     var = str(step.get("var", "u"))
     source = str(step.get("source", "the tokens"))
     low, high = step["interval"]
-    made = ""
-    if "raw" in step:
-        made = f"{source} = {_numbers(step['raw'])}, normalised {_numbers(step['weights'])}; "
     running, u = step["running"], step["u"]
+    if "raw" in step:  # the source named once, with the weights it was made of
+        sums = (
+            f"{source} = {_numbers(step['raw'])}, normalised {_numbers(step['weights'])}; "
+            f"running sums {_numbers(running)}"
+        )
+    else:
+        sums = f"running sums over {source} {_numbers(running)}"
     if running and u >= running[-1]:
         # Round-off: the sums stop short of 1 and the draw is above them all. Four digits would
         # show both as 1, so this says them in full.
         return (
-            f"draw {step['draw']} gave {var} = {u:.12g}; {made}running sums over {source} "
-            f"{_numbers(running)}, the last {running[-1]:.12g} by round-off; no running sum "
-            f"exceeds {var}, so the last token of probability above 0: token {step['token']}"
+            f"draw {step['draw']} gave {var} = {u:.12g}; {sums}, the last {running[-1]:.12g} "
+            f"by round-off; no running sum exceeds {var}, so the last token of probability "
+            f"above 0: token {step['token']}"
         )
     return (
-        f"draw {step['draw']} gave {var} = {number(u)}; {made}running sums over "
-        f"{source} {_numbers(running)}; {var} falls in [{number(low)}, {number(high)}): "
-        f"token {step['token']}"
+        f"draw {step['draw']} gave {var} = {number(u)}; {sums}; {var} falls in "
+        f"[{number(low)}, {number(high)}): token {step['token']}"
     )
 
 
