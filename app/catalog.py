@@ -30,6 +30,7 @@ from app.grading import (
     load_sampler,
     parse_type,
 )
+from app.theory import load_theory
 from sandbox import SNAPSHOT_ITEMS, Job, Limits, RandomMode
 
 EXERCISES_DIR = Path(__file__).resolve().parent.parent / "exercises"
@@ -121,6 +122,7 @@ class Exercise:
     trace_code: str = ""  # trace.py: the reference's steps, for feedback at a divergence
     distribution: DistributionCheck | None = None  # [distribution]: the check run on Submit
     sampler: SamplerCheck | None = None  # [sampler]: the token-law check run on Submit
+    theory: dict[str, Any] | None = None  # theory.md or theory.py: the page under the statement
     allow_nonfinite: bool = False  # [compare] allow_nonfinite: nan or inf may be expected
 
     def case_inputs(self) -> list[dict[str, Any]]:
@@ -347,6 +349,7 @@ def load_exercise(folder: Path) -> Exercise:
             random_argument=argument,
             hint_count=len(hints),
         )
+        theory = load_theory(folder)
         if distribution is not None and sampler is not None:
             raise ValueError(
                 "declare one check over the whole function: [distribution] or [sampler]"
@@ -387,6 +390,7 @@ def load_exercise(folder: Path) -> Exercise:
         distribution=distribution,
         sampler=sampler,
         allow_nonfinite=allow_nonfinite,
+        theory=theory,
     )
 
 

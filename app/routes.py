@@ -30,6 +30,7 @@ from app.schemas import (
     Report,
     Section,
     Submission,
+    TheoryPublic,
 )
 
 STATIC_DIR = FsPath(__file__).resolve().parent / "static"
@@ -174,6 +175,10 @@ CUSTOM_BODY = {
     },
 }
 
+THEORY_EXAMPLE = {
+    "title": "Why the max shift changes nothing",
+    "blocks": [{"markdown": "$e^{x - m} / \\sum_j e^{x_j - m}$ is the same fraction."}],
+}
 SECTIONS_EXAMPLE = [{"name": "Basics", "exercises": ["sum-of-squares", "running-mean"]}]
 
 router = APIRouter(prefix="/api", tags=["judge"])
@@ -287,6 +292,25 @@ async def submit(
 async def run_custom(exercise: ExerciseDep, body: CustomRunDep, judge: JudgeDep) -> Response:
     report = await judge.run_custom_async(exercise, body.code, body.input)
     return Response(report.model_dump_json(), media_type="application/json")
+
+
+@router.get(
+    "/exercises/{exercise_id}/theory",
+    response_model=TheoryPublic,
+    summary="Get the exercise's theory page",
+    description="The theory page under the statement, as blocks of Markdown, headings, tables "
+    "and line plots, computed from the exercise's folder when it loads; an exercise without "
+    "one answers no blocks.",
+    responses={
+        200: {"content": {"application/json": {"example": THEORY_EXAMPLE}}},
+        **NOT_FOUND,
+        **INVALID,
+    },
+)
+async def get_theory(exercise: ExerciseDep) -> TheoryPublic:
+    if exercise.theory is None:
+        return TheoryPublic()
+    return TheoryPublic(title=exercise.theory["title"], blocks=exercise.theory["blocks"])
 
 
 @router.get(

@@ -21,6 +21,7 @@ from app.exercise_keys import nearest
 from app.grading import case_sets, compare, feedback, reports
 from app.grading.judge import Judge
 from app.schemas import Mode, Status, Verdict
+from app.theory import texts as theory_texts
 from sandbox import RandomMode
 
 # Golden submissions live with their exercise (``<folder>/solutions/``) or, for the built-in
@@ -120,6 +121,10 @@ def math_problems(
     owner: dict[str, str] = {}
     for exercise in exercises:
         named = {f"{exercise.folder / 'statement.md'}": exercise.statement}
+        named |= {
+            f"{exercise.folder} theory, part {n}": text
+            for n, text in enumerate(theory_texts(exercise.theory), 1)
+        }
         named |= {
             f"{exercise.folder / 'exercise.toml'} hint {n}": h
             for n, h in enumerate(exercise.hints, 1)

@@ -27,6 +27,7 @@ API_ROUTES = {
     ("post", "/api/exercises/{exercise_id}/submissions"),
     ("post", "/api/exercises/{exercise_id}/runs"),
     ("get", "/api/exercises/{exercise_id}/hints/{n}"),
+    ("get", "/api/exercises/{exercise_id}/theory"),
     ("get", "/api/health"),
 }
 
