@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.catalog import Catalog
-from app.judge import Judge
+from app.grading.judge import Judge
 from app.schemas import Status
 
 ROOT = Path(__file__).parent / "solutions"
