@@ -128,7 +128,9 @@ def test_both_draw_sequences_are_shown(key: str, judge: Judge, catalog: Catalog)
 
 
 def test_every_wrong_decision_is_explained(judge: Judge, catalog: Catalog) -> None:
-    # Any golden mistake whose first failure is a wrong token gets the reference's step.
+    # Any golden mistake whose first failure is a wrong token gets the reference's step. Only
+    # an exercise with a trace.py has steps to word: elsewhere "position i" is a float or an
+    # item of a list (a softmax's probabilities, a beam), worded by the comparison itself.
     for path in golden.files("wrong_*.py"):
         exercise = catalog.get(golden.exercise_of(path))
         if exercise is None or not exercise.trace_code:
