@@ -3,7 +3,7 @@
 A database is named by a URL, as architecture.md says: ``sqlite:///PATH`` for one judge,
 ``postgresql://USER:PASSWORD@HOST:PORT/DB`` when replicas share their history. Both backends
 store the same ``submissions`` table and answer the same calls (prepare, insert, reset, count,
-recent, close); ``app.storage.History`` decides when to call them. Every call is made under the
+recent, close); ``app.history.History`` decides when to call them. Every call is made under the
 backend's own lock, so one connection serves the writer thread and the readers.
 
 Each row carries a ``row_key`` drawn when it was recorded, unique in the table: an insert skips

@@ -18,11 +18,11 @@ import pytest
 from live_server import free_port, start_server
 from postgres import PostgresServer
 
-from app import storage
+from app import history as history_module
 from app.databases import DatabaseError, describe, open_database, redact
+from app.history import History
 from app.postgres import PostgresDatabase
 from app.schemas import Report, Status, Verdict
-from app.storage import History
 
 REPORT = Report(
     status=Status.failed, verdict=Verdict.wrong_answer, passed=4, total=6, duration_ms=2.5
@@ -32,7 +32,7 @@ REPORT = Report(
 @pytest.fixture(autouse=True)
 def spool_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test's spool in its own folder (the default is var/ in the working directory)."""
-    monkeypatch.setattr(storage, "POSTGRES_SPOOL", tmp_path / "spool")
+    monkeypatch.setattr(history_module, "POSTGRES_SPOOL", tmp_path / "spool")
 
 
 def test_rows_land_in_postgresql(postgres_server: PostgresServer, postgres_url: str) -> None:

@@ -1,0 +1,261 @@
+"""The distribution check as jobs of the pool: each pair cut into chunks of trials, the chunks
+packed into jobs (a case each), and their counts added back into one result per pair for
+``app.grading.distribution``.
+
+Two stages. The first runs at once, beside the Submit's other jobs: each pair's first look (or
+all its trials, for a pair without one). The second runs the rest of a pair's trials only when
+its look did not settle it. Chunks, so that a long check runs on every core the pool has
+instead of as one long job at the end with a core idle beside it; packed, so that short ones
+share a child's set-up. A chunk's steps are independent of the others' (drafts and the
+learner's generator seeded apart), so the added counts are those of one run of all the pair's
+trials, and the statistics do not change.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+from app.grading import compare, distribution
+from app.grading.distribution import DistributionCheck, Pair
+from sandbox import CaseRun, ErrorInfo, Job, Limits, Outcome, RunResult
+
+# CPU time the check allows per call of the step: the reference takes about 0.1 ms here, so a
+# correct step many times slower still passes (a chunk of 500 trials: one second of CPU).
+STEP_ALLOWANCE_MS = 2.0
+# Trials per job at most: as many as fit the exercise's one-second budget at STEP_ALLOWANCE_MS,
+# so that a chunk keeps the exercise's limits (and its warm spares). Smaller chunks ran slower
+# end to end once the policy's guards got faster: each job costs a child's set-up (paired, one
+# run: chunks of 250 gave a Submit p50 of 81.7 ms and 63 ms of check CPU, 500 gave 73.6 and 51).
+CHUNK_TRIALS = 500
+# Chunk k of a pair seeds its drafts with seed + k * SEED_STRIDE (the learner's generator with
+# one more, as the driver does): chunk 0 keeps the pair's own seed.
+SEED_STRIDE = 1000
+PARAMETERS = {"p": "ndarray", "q": "ndarray", "trials": "value", "seed": "value"}
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Some of one pair's trials, run as one case of a check job."""
+
+    pair: int  # index in the check's pairs
+    first_trial: int  # trials of the pair's earlier chunks
+    trials: int
+    seed: int
+
+
+# The chunks one job runs, a case each, in order.
+Batch = tuple[Chunk, ...]
+
+
+def chunks(pair: Pair, index: int, most: int = CHUNK_TRIALS) -> list[Chunk]:
+    """The pair's trials in chunks of at most ``most``, in order: its first look alone first
+    (when it declares one), then the rest in near-equal chunks. Chunk k is seeded with
+    seed + k * SEED_STRIDE."""
+    look = [pair.first_look] if pair.first_look is not None else []
+    rest = pair.trials - sum(look)
+    count = max(1, math.ceil(rest / most))
+    sizes = look + [rest // count + (k < rest % count) for k in range(count)]
+    starts = [sum(sizes[:k]) for k in range(len(sizes))]
+    return [
+        Chunk(index, start, size, pair.seed + k * SEED_STRIDE)
+        for k, (start, size) in enumerate(zip(starts, sizes, strict=True))
+    ]
+
+
+def first_stage(check: DistributionCheck, most: int = CHUNK_TRIALS) -> list[Chunk]:
+    """What runs at once: each pair's first look, or all the trials of a pair without one."""
+    stage: list[Chunk] = []
+    for index, pair in enumerate(check.pairs):
+        mine = chunks(pair, index, most)
+        stage += mine[:1] if pair.first_look is not None else mine
+    return stage
+
+
+def second_stage(
+    check: DistributionCheck, looked: RunResult, most: int = CHUNK_TRIALS
+) -> list[Chunk]:
+    """The rest of the trials of each pair whose first look (a case of ``looked``, as
+    ``merged_result`` gives it) neither settled it nor failed it for certain."""
+    if looked.setup is not None:
+        return []
+    stage: list[Chunk] = []
+    for index, (pair, run) in enumerate(zip(check.pairs, looked.cases, strict=False)):
+        if run.outcome is Outcome.returned and distribution.goes_on(pair, compare.plain(run.value)):
+            stage += chunks(pair, index, most)[1:]
+    return stage
+
+
+def batches(stage: list[Chunk], most: int = CHUNK_TRIALS) -> list[Batch]:
+    """Chunks packed, in order, into jobs of at most ``most`` trials: a job's set-up costs a
+    child's, so short chunks share one; each job is one core's work."""
+    packed: list[list[Chunk]] = []
+    for chunk in stage:
+        if packed and sum(c.trials for c in packed[-1]) + chunk.trials <= most:
+            packed[-1].append(chunk)
+        else:
+            packed.append([chunk])
+    return [tuple(batch) for batch in packed]
+
+
+def check_jobs(
+    check: DistributionCheck,
+    code: str,
+    entry_point: str,
+    helpers: str,
+    limits: Limits,
+    most: int = CHUNK_TRIALS,
+    stage: list[Chunk] | None = None,
+) -> list[tuple[Batch, Job]]:
+    """The learner's code and the trusted driver on ``stage`` (the first stage unless given),
+    a job per batch of chunks, a case per chunk.
+
+    The check calls the step hundreds of times where a case calls it once, so each job has a
+    time budget of its own, scaled by its trials: the exercise's (one second for all the exact
+    cases) made a correct step only two or three times slower than the reference fail the
+    check, and the reference itself on a busy machine (red team, round 2). A job that fits
+    the exercise's budget keeps its limits exactly, so it runs in one of the warm spare
+    children, which are forked with those limits.
+    """
+    jobs = []
+    for batch in batches(first_stage(check, most) if stage is None else stage, most):
+        trials = sum(chunk.trials for chunk in batch)
+        budget = max(limits.time_ms, math.ceil(trials * STEP_ALLOWANCE_MS))
+        job = Job(
+            code=code,
+            entry_point=entry_point,
+            cases=tuple(
+                {**check.pairs[c.pair].inputs(), "trials": c.trials, "seed": c.seed} for c in batch
+            ),
+            parameters=PARAMETERS,
+            limits=limits if budget == limits.time_ms else replace(limits, time_ms=budget),
+            helpers=helpers,
+            driver=check.driver,
+        )
+        jobs.append((batch, job))
+    return jobs
+
+
+NO_ANSWER = CaseRun(
+    outcome=Outcome.crashed,
+    error=ErrorInfo(type="Sandbox", message="the check's process gave no answer"),
+)
+
+
+def merged_result(check: DistributionCheck, done: list[tuple[Batch, RunResult]]) -> RunResult:
+    """The jobs' results as one, a case per pair in the pairs' order (what
+    ``distribution.check_rows`` and the report's verdict read). A job that did not load makes
+    the whole check unloaded (every job runs the same code)."""
+    setup = next((result.setup for _, result in done if result.setup is not None), None)
+    runs = [
+        (chunk, result.cases[k] if k < len(result.cases) else NO_ANSWER)
+        for batch, result in done
+        for k, chunk in enumerate(batch)
+    ]
+    cases = []
+    for index in range(len(check.pairs)):
+        mine = sorted(
+            ((chunk, run) for chunk, run in runs if chunk.pair == index),
+            key=lambda item: item[0].first_trial,
+        )
+        cases.append(_pair_run(mine) if mine else NO_ANSWER)
+    return RunResult(
+        layers=done[0][1].layers if done else {},
+        setup=setup,
+        cases=[] if setup is not None else cases,
+        wall_ms=max((result.wall_ms for _, result in done), default=0.0),
+        cpu_ms=sum(result.cpu_ms for _, result in done),
+        demoted=any(result.demoted for _, result in done),
+    )
+
+
+def _pair_run(runs: list[tuple[Chunk, CaseRun]]) -> CaseRun:
+    """One pair's chunks as one case: the first that did not return, or the first whose counts
+    the check cannot use (an invalid trial numbered within the pair), or the counts added."""
+    for _, run in runs:
+        if run.outcome is not Outcome.returned:
+            return run
+    added: dict[str, Any] | None = None
+    for chunk, run in runs:
+        counts = compare.plain(run.value)
+        if isinstance(counts, dict) and isinstance(counts.get("invalid"), dict):
+            invalid = dict(counts["invalid"])
+            if type(invalid.get("trial")) is not int:
+                return run  # the row says the check could not read it, as it would have
+            invalid["trial"] += chunk.first_trial
+            try:
+                return replace(run, value=tag({"invalid": invalid}))
+            except TypeError:  # what a well-behaved driver never sends: leave it as it came
+                return run
+        if not _sound(counts):
+            return run  # what the check says of counts that do not add up, as they came
+        if added is not None and (
+            len(counts["first"]) != len(added["first"])
+            or len(counts["lengths"]) != len(added["lengths"])
+        ):
+            return run
+        added = _added(added, counts, chunk.first_trial)
+    first = runs[0][1]
+    return replace(first, value=tag(added), duration_ms=sum(run.duration_ms for _, run in runs))
+
+
+def _added(
+    added: dict[str, Any] | None, counts: dict[str, Any], first_trial: int
+) -> dict[str, Any]:
+    """A chunk's sound counts added to those of the pair's earlier chunks (None: the first);
+    its first replacement outside the residual numbered within the pair."""
+    seen = counts.get("first_outside")
+    if seen is not None:
+        seen = {**seen, "trial": seen["trial"] + first_trial}
+    if added is None:
+        return {
+            **{key: counts[key] for key in ("trials", "first", "lengths", "draws")},
+            "outside": counts.get("outside", 0),
+            "first_outside": seen,
+        }
+    return {
+        "trials": added["trials"] + counts["trials"],
+        "first": [a + b for a, b in zip(added["first"], counts["first"], strict=True)],
+        "lengths": [a + b for a, b in zip(added["lengths"], counts["lengths"], strict=True)],
+        "draws": added["draws"] + counts["draws"],
+        "outside": added["outside"] + counts.get("outside", 0),
+        "first_outside": added["first_outside"] or seen,
+    }
+
+
+def tag(value: Any) -> dict[str, Any]:
+    """Plain data (what ``compare.plain`` gives: numbers, strings, lists, dicts) in the
+    sandbox's tagged form, which ``compare.plain`` reads back."""
+    if type(value) is dict:
+        return {"t": "dict", "v": [[tag(key), tag(item)] for key, item in value.items()]}
+    if type(value) is list:
+        return {"t": "list", "v": [tag(item) for item in value]}
+    if value is None:
+        return {"t": "none"}
+    kind = {str: "str", int: "int", bool: "bool", float: "float"}.get(type(value))
+    if kind is None:
+        raise TypeError(f"not plain data: {type(value).__name__}")
+    return {"t": kind, "v": value}
+
+
+def _sound(counts: Any) -> bool:
+    """Counts shaped as the driver returns them (their sums are checked per pair later); the
+    replacements outside the residual are optional (a driver may not look for them)."""
+    if not isinstance(counts, dict):
+        return False
+    numbers = [counts.get("trials"), counts.get("draws"), counts.get("outside", 0)]
+    lists = [counts.get("first"), counts.get("lengths")]
+    seen = counts.get("first_outside")
+    return (
+        all(type(n) is int and n >= 0 for n in numbers)
+        and all(
+            type(items) is list and all(type(x) is int and x >= 0 for x in items) for items in lists
+        )
+        and (
+            seen is None
+            or type(seen) is dict
+            and set(seen) == {"trial", "draft", "token"}
+            and all(type(x) is int and x >= 0 for x in seen.values())
+        )
+    )

@@ -1,0 +1,182 @@
+"""Sentences that teach: what the reference did at the first divergence, and the draws made.
+
+The reference's trace is exercise data (a trusted ``trace.py`` beside the solution, run in the
+reference's own child): a list of steps, each an accept test or a sample, tagged with the output
+position it decided. Nothing here knows an exercise; it words whatever steps the trace holds.
+A trace that does not have the expected shape costs the explanation, never the grade.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from app.grading import compare
+from sandbox import CaseRun
+
+
+def number(value: Any) -> str:
+    """A number as a learner reads it: four significant digits, no exponent for the usual."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return str(value)
+    if math.isinf(value):
+        return "infinity" if value > 0 else "-infinity"
+    if value == 0:
+        return "0"
+    text = f"{value:.4g}"
+    if "e" in text and 1e-6 <= abs(value) < 1e6:
+        text = f"{value:.6f}".rstrip("0").rstrip(".")
+    return text
+
+
+def _numbers(values: Sequence[Any]) -> str:
+    return "[" + ", ".join(number(v) for v in values) + "]"
+
+
+def first_divergence(actual: Any, expected: Any) -> int | None:
+    """The first position where the returned token sequence departs from the reference's.
+
+    The sequence is the return value itself when it is a flat list, or its first item when the
+    function returns a tuple led by a list (as ``(tokens, count)``).
+    """
+    if isinstance(expected, list) and expected and isinstance(expected[0], list):
+        if not (isinstance(actual, list) and actual and isinstance(actual[0], list)):
+            return None
+        actual, expected = actual[0], expected[0]
+    if not isinstance(expected, list) or not isinstance(actual, list):
+        return None
+    for position in range(max(len(actual), len(expected))):
+        if position >= len(actual) or position >= len(expected):
+            return position
+        if actual[position] != expected[position]:
+            return position
+    return None
+
+
+def _accept_sentence(step: dict[str, Any]) -> str:
+    var = str(step.get("var", "u"))
+    u, a = step["u"], step["a"]
+    draft, target = step["draft"], step["target"]
+    if draft == 0 and target == 0 and a == 0:
+        # The resample reference's u < p/q with numpy's 0 / 0 (nan): never true.
+        rule = f"a = 0 (token {step['token']}: 0 / 0 is not a number, and u < nan is false)"
+    elif draft == 0:
+        rule = f"a = 1 (the draft's probability of token {step['token']} is 0)"
+    else:
+        rule = f"a = min(1, {number(target)} / {number(draft)}) = {number(a)}"
+    if step["accepted"]:
+        decision = f"{var} = {number(u)} < {number(a)}: accepted"
+    else:
+        tie = " (exactly equal: the test is strict)" if u == a else ""
+        decision = f"{var} = {number(u)} >= {number(a)}{tie}: rejected"
+    return (
+        f"token {step['token']}: draw {step['draw']} gave {var} = {number(u)}; {rule}; {decision}"
+    )
+
+
+def _sample_sentence(step: dict[str, Any]) -> str:
+    var = str(step.get("var", "u"))
+    source = str(step.get("source", "a distribution"))
+    weights = step["weights"]
+    low, high = step["interval"]
+    if "raw" in step:
+        made = f"{source} = {_numbers(step['raw'])}, normalised {_numbers(weights)}"
+    else:
+        made = f"{source} = {_numbers(weights)}"
+    return (
+        f"the next token came from {made}, running sums {_numbers(step['running'])}; "
+        f"draw {step['draw']} gave {var} = {number(step['u'])}, which falls in "
+        f"[{number(low)}, {number(high)}): token {step['token']}"
+    )
+
+
+def _step_sentence(step: Any) -> str:
+    if not isinstance(step, dict):
+        raise ValueError("a trace step must be an object")
+    if step.get("kind") == "accept":
+        return _accept_sentence(step)
+    if step.get("kind") == "sample":
+        return _sample_sentence(step)
+    raise ValueError(f"unknown trace step {step.get('kind')!r}")
+
+
+def explain_divergence(trace: Any, position: int) -> str | None:
+    """The reference's steps at ``position`` in words, or None if the trace cannot say."""
+    if not isinstance(trace, list):
+        return None
+    here = [s for s in trace if isinstance(s, dict) and s.get("position") == position]
+    lead = f"What the reference did at position {position}"
+    if not here and position > 0:
+        # The learner went on past the reference's last token: show how the reference ended.
+        here = [s for s in trace if isinstance(s, dict) and s.get("position") == position - 1]
+        lead = f"The reference's step ended at position {position - 1}"
+    if not here:
+        return None
+    try:
+        parts = [_step_sentence(step) for step in here]
+    except (KeyError, TypeError, ValueError):
+        return None
+    return f"{lead}: " + "; then ".join(parts) + "."
+
+
+def _drawn_list(values: Sequence[float | None], count: int | None) -> str:
+    shown = ", ".join("?" if v is None else number(v) for v in values)
+    if count is not None and count > len(values):
+        shown += ", ..."
+    return shown
+
+
+def draws_sentence(
+    actual: int | None,
+    expected: int | None,
+    drawn: Sequence[float | None] | None,
+    reference_drawn: Sequence[float | None] | None,
+) -> str | None:
+    """When the draw counts differ: both counts and, where recorded, both sequences."""
+    if expected is None or actual == expected:
+        return None
+    if actual is None:
+        return "the number of random numbers drawn could not be measured"
+
+    def numbers(n: int) -> str:
+        return f"{n} random number{'s' if n != 1 else ''}"
+
+    if drawn is None or reference_drawn is None:
+        return f"your function drew {numbers(actual)}; the reference draws {expected}"
+    yours = f" ({_drawn_list(drawn, actual)})" if actual else ""
+    theirs = f" ({_drawn_list(reference_drawn, expected)})" if expected else ""
+    return f"your function drew {numbers(actual)}{yours}; the reference draws {expected}{theirs}"
+
+
+def exhausted_sentence(
+    drawn: int | None,
+    expected: int | None,
+    values: Sequence[float | None] | None = None,
+    reference_drawn: Sequence[float | None] | None = None,
+) -> str:
+    """For a case whose scripted random numbers ran out."""
+    asked = f"asked for random number {drawn}" if drawn else "asked for more random numbers"
+    text = f"your function {asked}, more than this case provides"
+    if values:
+        text += f" (it had drawn {_drawn_list(values, None)})"
+    if expected is not None:
+        text += f"; the reference draws {expected}"
+        if reference_drawn:
+            text += f" ({_drawn_list(reference_drawn, expected)})"
+    return text
+
+
+def expected_from_run(run: CaseRun, counts_draws: bool) -> dict[str, Any]:
+    """A reference run as a case's ``expected``: its value, and what feedback needs of it.
+
+    ``draws`` and ``drawn`` (the numbers it drew) when the exercise counts draws; ``trace``
+    when the reference job ran the exercise's trace function and it succeeded.
+    """
+    expected: dict[str, Any] = {"value": compare.plain(run.value)}
+    if counts_draws:
+        expected["draws"] = run.draws
+        expected["drawn"] = list(run.drawn or ())
+    if run.trace is not None and not (isinstance(run.trace, dict) and "trace_error" in run.trace):
+        expected["trace"] = run.trace
+    return expected
