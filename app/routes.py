@@ -356,7 +356,8 @@ async def get_hint(
     response_model=Health,
     summary="Service health",
     description="`ok` while serving, with each confinement layer (true when in force), the "
-    "warm pool's state and the submission history's database.",
+    "warm pool's state and the submission history's state; `degraded` while the history cannot "
+    "write (grading goes on; the rows wait, counted in `backlog` and `spooled`).",
     responses={
         200: {
             "content": {
@@ -381,7 +382,14 @@ async def get_hint(
                             },
                             "in_flight": 4,
                         },
-                        "history": {"database": "sqlite", "backlog": 0, "lost": 0},
+                        "history": {
+                            "database": "sqlite",
+                            "state": "ok",
+                            "backlog": 0,
+                            "spooled": 0,
+                            "lost": 0,
+                            "last_error": None,
+                        },
                     }
                 }
             }
@@ -392,11 +400,12 @@ async def health(judge: JudgeDep, history: HistoryDep) -> Health:
     state = await asyncio.to_thread(judge.health)
     layers = state.get("layers", {})
     pool = state.get("pool", {})
+    written = history.state() if history is not None else None
     return Health(
-        status="ok",
+        status="ok" if written is None or written["state"] == "ok" else "degraded",
         sandbox=dict(layers) if isinstance(layers, dict) else {},
         pool=dict(pool) if isinstance(pool, dict) else {},
-        history=history.state() if history is not None else None,
+        history=written,
     )
 
 
