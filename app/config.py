@@ -60,6 +60,11 @@ class Settings(BaseModel):
         DEFAULT_DATABASE_URL,
         description="submission history: sqlite:///PATH or postgresql://...; None disables it",
     )
+    history_spool: str | None = Field(
+        None,
+        description="folder where rows wait until the database takes them (and across a "
+        "restart); default: beside the SQLite file, or var/history-spool; empty: no spool",
+    )
 
     @field_validator("host")
     @classmethod

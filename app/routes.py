@@ -237,7 +237,8 @@ async def get_hint(
     response_model=Health,
     summary="Service health",
     description="`ok` while serving, with each confinement layer (true when in force), the "
-    "warm pool's state and the submission history's database.",
+    "warm pool's state and the submission history's state; `degraded` while the history cannot "
+    "write (grading goes on; the rows wait, counted in `backlog` and `spooled`).",
     responses={
         200: {
             "content": {
@@ -266,7 +267,14 @@ async def get_hint(
                             "restarts": 0,
                             "zygote_pid": 4242,
                         },
-                        "history": {"database": "sqlite", "backlog": 0, "lost": 0},
+                        "history": {
+                            "database": "sqlite",
+                            "state": "ok",
+                            "backlog": 0,
+                            "spooled": 0,
+                            "lost": 0,
+                            "last_error": None,
+                        },
                     }
                 }
             }
@@ -275,11 +283,12 @@ async def get_hint(
 )
 async def health(judge: JudgeDep, history: HistoryDep) -> Health:
     state = await asyncio.to_thread(judge.health)
+    written = history.state() if history is not None else None
     return Health(
-        status="ok",
+        status="ok" if written is None or written["state"] == "ok" else "degraded",
         sandbox=state["layers"],
         pool=PoolHealth.model_validate(state["pool"]),
-        history=history.state() if history is not None else None,
+        history=written,
     )
 
 

@@ -225,11 +225,15 @@ class PoolHealth(BaseModel):
 class Health(BaseModel):
     """Liveness plus the confinement layers in force and the worker pool's state."""
 
-    status: str = Field(description='"ok" while the service answers')
+    status: str = Field(
+        description='"ok" while the service answers; "degraded" while the history cannot write'
+    )
     sandbox: dict[str, bool] = Field(description="each confinement layer and whether it is on")
     pool: PoolHealth = Field(description="workers, lanes (in use / capacity), the zygote")
     history: dict[str, Any] | None = Field(
         None,
-        description="the submission history's database (sqlite or postgresql), the rows waiting "
-        "to be written and the rows lost; null when the history is off",
+        description="the submission history: its database (sqlite or postgresql), its state "
+        '("ok", "retrying" while writes fail, "stalled" while one hangs), the rows waiting to be '
+        "written (backlog), those kept in the local spool (spooled), those lost past the bounds, "
+        "and the last error while not ok; null when the history is off",
     )

@@ -12,10 +12,17 @@ def trace(probs, top_p, rng):
             kept = ranked[:n]
             reached = total
             break
+    # Worded by the judge as "<source> = <raw>, normalised <weights>; running sums over
+    # <source> <running>": the nucleus in its order, and the sum that reached top_p.
     if reached is None:
-        how = f"every token (round-off keeps the total {total!r} below top_p = {top_p!r})"
+        how = f"every token: the total {total!r} stays below top_p = {top_p:g} by round-off"
+    elif len(kept) <= 8:
+        terms = " + ".join(f"{probs[i]:.10g}" for i in kept)
+        how = f"by probability, {terms} = {reached:.10g} >= top_p = {top_p:g}"
     else:
-        how = f"the tokens {kept} by probability, whose sum {reached!r} reaches top_p = {top_p!r}"
+        how = f"by probability, {len(kept)} tokens whose sum {reached:.10g} >= top_p = {top_p:g}"
+    shown = kept if len(kept) <= 12 else kept[:12] + ["..."]
+    source = "the nucleus {" + ", ".join(map(str, shown)) + "} (" + how + ")"
     mass = sum(probs[i] for i in kept)
     chosen = set(kept)
     raw = [float(p) if i in chosen else 0.0 for i, p in enumerate(probs)]
@@ -36,7 +43,7 @@ def trace(probs, top_p, rng):
         {
             "kind": "sample",
             "position": 0,
-            "source": f"the nucleus, {how}",
+            "source": source,
             "raw": raw,
             "weights": weights,
             "running": running,
