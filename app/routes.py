@@ -77,7 +77,7 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
     404: _error("Unknown exercise.", "No exercise with id 'nope'.")
 }
 INVALID: dict[int | str, dict[str, Any]] = {
-    422: _error("Malformed body.", "body.code: Field required")
+    422: _error("Malformed path or body.", "body.code: Field required")
 }
 # What both grading endpoints refuse before anything runs (besides a malformed body).
 GRADING_REFUSALS: dict[int | str, dict[str, Any]] = {
@@ -131,6 +131,7 @@ async def list_exercises(catalog: CatalogDep) -> list[ExerciseSummary]:
     responses={
         200: {"content": {"application/json": {"example": examples.EXERCISE}}},
         **NOT_FOUND,
+        **INVALID,
     },
 )
 async def get_exercise(exercise: ExerciseDep) -> ExercisePublic:
