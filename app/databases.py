@@ -2,8 +2,8 @@
 
 A database is named by a URL, as architecture.md says: ``sqlite:///PATH`` for one judge,
 ``postgresql://USER:PASSWORD@HOST:PORT/DB`` when replicas share their history. Both backends
-store the same ``submissions`` table and answer the same four calls (insert, count, recent,
-close); ``app.storage.History`` decides when to call them. Every call is made under the
+store the same ``submissions`` table and answer the same calls (insert, count, recent,
+read, close); ``app.storage.History`` decides when to call them. Every call is made under the
 backend's own lock, so one connection serves the writer thread and the readers.
 """
 
@@ -32,6 +32,10 @@ COLUMNS = (
     "total",
     "duration_ms",
     "code_sha256",
+    "learner_hash",
+    "mode",
+    "code",
+    "failed",
 )
 Row = tuple[object, ...]  # one value per name in COLUMNS
 
@@ -49,6 +53,18 @@ CREATE TABLE IF NOT EXISTS submissions (
 );
 CREATE INDEX IF NOT EXISTS submissions_by_exercise ON submissions (exercise_id, created_at);
 """
+# Columns added after the table's first release: NULLable, added to an existing table at open
+# (a row written, or spooled, before them keeps NULL there). learner_hash is the SHA-256 of the
+# learner's cookie, never the cookie; failed is a JSON list of the cases that ran and failed.
+ADDED_COLUMNS = (("learner_hash", "TEXT"), ("mode", "TEXT"), ("code", "TEXT"), ("failed", "TEXT"))
+# The learner's own pages read by learner; the instructor's statistics group by exercise, then
+# learner, in time order: each reads one index range, never the whole table per learner.
+ADDED_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS submissions_by_learner"
+    " ON submissions (learner_hash, exercise_id, created_at)",
+    "CREATE INDEX IF NOT EXISTS submissions_by_exercise_learner"
+    " ON submissions (exercise_id, learner_hash, created_at)",
+)
 
 POSTGRES_SCHEMA = (
     """
@@ -65,6 +81,8 @@ POSTGRES_SCHEMA = (
     )
     """,
     "CREATE INDEX IF NOT EXISTS submissions_by_exercise ON submissions (exercise_id, created_at)",
+    *(f"ALTER TABLE submissions ADD COLUMN IF NOT EXISTS {n} {t}" for n, t in ADDED_COLUMNS),
+    *ADDED_INDEXES,
 )
 # Replicas starting together would race on CREATE TABLE IF NOT EXISTS (two creators, one gets
 # a unique violation from the catalog); a transaction-scoped advisory lock serialises them.
@@ -81,12 +99,17 @@ class Database(Protocol):
     """What the history needs from a backend."""
 
     kind: str
+    placeholder: str
 
     def insert(self, rows: Sequence[Row]) -> None: ...
 
     def count(self, exercise_id: str | None = None) -> int: ...
 
     def recent(self, limit: int) -> list[dict[str, object]]: ...
+
+    def read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run one query (``placeholder`` marks its arguments): column names and rows."""
+        ...
 
     def close(self) -> None: ...
 
@@ -167,6 +190,9 @@ class _Submissions:
     def _read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
         raise NotImplementedError
 
+    def read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
+        return self._read(sql, args)
+
     def count(self, exercise_id: str | None = None) -> int:
         sql, args = "SELECT COUNT(*) FROM submissions", cast(tuple[str, ...], ())
         if exercise_id is not None:
@@ -195,6 +221,7 @@ class SqliteDatabase(_Submissions):
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SQLITE_SCHEMA)
+            _add_sqlite_columns(self._db)
         except (OSError, sqlite3.Error) as exc:
             raise DatabaseError(f"cannot open SQLite database {path!r}: {exc}") from exc
         self._lock = threading.Lock()
@@ -220,6 +247,21 @@ class SqliteDatabase(_Submissions):
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _add_sqlite_columns(db: sqlite3.Connection) -> None:
+    """Bring a table made before ADDED_COLUMNS up to date (SQLite has no ADD COLUMN IF NOT
+    EXISTS), then make the indexes that use them."""
+    present = {row[1] for row in db.execute("PRAGMA table_info(submissions)")}
+    for name, kind in ADDED_COLUMNS:
+        if name not in present:
+            try:
+                db.execute(f"ALTER TABLE submissions ADD COLUMN {name} {kind}")
+            except sqlite3.OperationalError as exc:  # another judge on this file added it first
+                if "duplicate column" not in str(exc):
+                    raise
+    for statement in ADDED_INDEXES:
+        db.execute(statement)
 
 
 class PostgresDatabase(_Submissions):

@@ -1,20 +1,24 @@
 """Submission history, written by one background thread to the database a URL names.
 
 ``record`` only enqueues, so it is safe to call from the event loop; a failing disk or database
-server costs history rows (logged and counted), never a grade. The code itself is not stored,
-only its SHA-256. The backends (SQLite, PostgreSQL) live in ``app.databases``.
+server costs history rows (logged and counted), never a grade. The code is stored (the learner
+gets it back) with its SHA-256, beside the learner id's hash, never the id. The backends
+(SQLite, PostgreSQL) live in ``app.databases``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import queue
 import threading
 import time
+from collections.abc import Sequence
+from typing import Any
 
 from app.databases import Database, DatabaseError, SqliteDatabase, open_database, redact
-from app.schemas import Report
+from app.schemas import Report, Status
 
 log = logging.getLogger("judge.storage")
 
@@ -22,15 +26,35 @@ BACKLOG = 10_000
 BATCH = 256
 CLOSE_TIMEOUT_S = 10
 _STOP = None
+NOT_RUN_PREFIX = "not run:"  # app.reports.not_run_message: a case after the one that spent it
 
 
-def row_values(exercise_id: str, report: Report, code: str) -> tuple[object, ...]:
+def failed_cases(report: Report) -> str | None:
+    """The cases of ``report`` that ran and failed, as JSON, for the instructor's statistics.
+
+    A report where nothing ran (a compile error, refused code) fails no case in particular, and
+    a case left unrun because an earlier one spent the budget was not failed by the learner.
+    """
+    if report.status is Status.error:
+        return None
+    failed = [
+        {"name": test.name, "group": test.group.value, "hint": test.hint}
+        for test in report.tests
+        if test.status is not Status.passed and not (test.message or "").startswith(NOT_RUN_PREFIX)
+    ]
+    return json.dumps(failed, separators=(",", ":"))
+
+
+def row_values(
+    exercise_id: str, report: Report, code: str, learner: str | None = None
+) -> tuple[object, ...]:
     """One submission as the database stores it, in ``app.databases.COLUMNS`` order.
 
-    Made when the submission is recorded, so the backlog holds a few small fields per row, not
-    the whole report and source (10,000 of those would be gigabytes behind a stalled database).
+    Made when the submission is recorded, so the backlog holds a few fields per row, not the
+    whole report. ``learner`` is the learner id's hash (``app.learners.learner_hash``).
     """
-    digest = hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
+    text = code.encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(text).hexdigest()
     return (
         exercise_id,
         time.time(),
@@ -40,6 +64,12 @@ def row_values(exercise_id: str, report: Report, code: str) -> tuple[object, ...
         report.total,
         report.duration_ms,
         digest,
+        learner,
+        report.mode.value,
+        # Stored as the learner can get it back; a lone surrogate (valid in JSON, not in UTF-8)
+        # would make a PostgreSQL insert fail and lose the row, so it is replaced.
+        text.decode("utf-8", "replace"),
+        failed_cases(report),
     )
 
 
@@ -82,10 +112,12 @@ class History:
         """What an operator wants to see in /api/health: backend, rows waiting, rows lost."""
         return {"database": self._db.kind, "backlog": self._queue.qsize(), "lost": self._lost}
 
-    def record(self, exercise_id: str, report: Report, code: str) -> None:
+    def record(
+        self, exercise_id: str, report: Report, code: str, learner: str | None = None
+    ) -> None:
         """Queue one graded submission for writing; never blocks, never raises."""
         try:
-            self._queue.put_nowait(row_values(exercise_id, report, code))
+            self._queue.put_nowait(row_values(exercise_id, report, code, learner))
         except queue.Full:
             self._count_lost(1)
             log.warning("submission history backlog full; dropping a row for %s", exercise_id)
@@ -101,6 +133,16 @@ class History:
     def recent(self, limit: int = 20) -> list[dict[str, object]]:
         """The latest rows, newest first, as dicts."""
         return self._db.recent(limit)
+
+    def read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """One read query on the history's database (``app.history_queries`` makes them);
+        blocking: call it from a thread. Raises DatabaseError when the database cannot answer."""
+        return self._db.read(sql, args)
+
+    @property
+    def placeholder(self) -> str:
+        """How the backend marks a query's arguments ("?" or "%s")."""
+        return self._db.placeholder
 
     def close(self) -> None:
         """Write what is queued, stop the writer, close the connection; idempotent.

@@ -521,13 +521,14 @@
       element("span", { class: "spinner", "aria-hidden": "true" }),
       element("span", { text: "Running your code against " + count + " cases\u2026" }),
     ]);
+    const code = editor.getCode();
     try {
       let response;
       try {
         response = await fetch(api + "/submissions", {
           method: "POST",
           headers: { "Content-Type": "application/json", Accept: "application/json" },
-          body: JSON.stringify({ code: editor.getCode(), mode: mode }),
+          body: JSON.stringify({ code: code, mode: mode }),
         });
       } catch (error) {
         renderHttpProblem("Could not reach the judge", "Check that the judge is running, then try again.");
@@ -538,6 +539,8 @@
         if (report && typeof report === "object" && "verdict" in report) {
           renderReport(report);
           editor.markLine(blamedLine(report));
+          // For submissions.js: the grade is in the learner's history now (or about to be).
+          document.dispatchEvent(new CustomEvent("judge:graded", { detail: { mode: mode, code: code } }));
         } else renderHttpProblem("Unexpected answer", "The judge sent a reply this page cannot read.");
       } else {
         const [kind, text] = await problemFromResponse(response);
@@ -797,6 +800,7 @@
     });
     // For scripts and tests: the live editor ({getCode, setCode, focus}) and the run action.
     window.JudgePage = Object.freeze({ editor, run, submit, exerciseId });
+    document.dispatchEvent(new CustomEvent("judge:ready"));
     document.body.setAttribute("data-ready", "true");
   }
 
