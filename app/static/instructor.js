@@ -136,9 +136,9 @@
   function barChart(items, label, value) {
     const top = items.slice(0, 12);
     if (!top.length) return element("p", { class: "muted", text: "No case failed in the learners' latest attempts." });
-    const rowHeight = 26;
-    const labelWidth = 170;
-    const width = 520;
+    const rowHeight = 28;
+    const labelWidth = 360;
+    const width = 900;
     const most = Math.max(...top.map(value), 1);
     const chart = svg("svg", {
       class: "plot bar-chart",
@@ -206,7 +206,7 @@
       stats.learners + " learner" + (stats.learners === 1 ? "" : "s") + ", " + stats.solved + " solved (" +
       percent(stats.solve_rate) + "), " + stats.submissions + " submissions";
     $("cases-chart").replaceChildren(
-      barChart(stats.cases, (c) => (c.name.length > 24 ? c.name.slice(0, 23) + "\u2026" : c.name), (c) => c.failed_by),
+      barChart(stats.cases, (c) => (c.name.length > 40 ? c.name.slice(0, 39) + "\u2026" : c.name), (c) => c.failed_by),
     );
     $("case-hints").replaceChildren(
       ...stats.cases
