@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pytest
@@ -72,12 +73,10 @@ def test_related_exercises_link_both_ways(catalog: Catalog) -> None:
 
 
 def test_exercises_are_listed_in_their_declared_order(catalog: Catalog) -> None:
-    # The verification step is the first half of the full step: it comes first, although
+    # The verification step is the first half of the full step: it comes before it, although
     # "resample" sorts before "verify" by id.
-    assert [exercise.id for exercise in catalog][:2] == [
-        "speculative-decoding-verify",
-        "speculative-decoding-resample",
-    ]
+    ids = [exercise.id for exercise in catalog]
+    assert ids.index("speculative-decoding-verify") < ids.index("speculative-decoding-resample")
     orders = [exercise.order for exercise in catalog]
     assert orders == sorted(orders)
 
@@ -143,7 +142,12 @@ def test_floats_are_exact_unless_an_exercise_declares_a_tolerance(catalog: Catal
         ),
         (
             lambda d: (d / "exercise.toml").write_text(
-                (d / "exercise.toml").read_text().replace("order = 1 ", 'order = "first" ')
+                re.sub(
+                    r"^order = \d+",
+                    'order = "first"',
+                    (d / "exercise.toml").read_text(),
+                    flags=re.M,
+                )
             ),
             "'order' must be an integer",
         ),
