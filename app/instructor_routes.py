@@ -21,7 +21,7 @@ from app import history_queries
 from app.catalog import Catalog, Exercise
 from app.deps import CatalogDep, ExerciseDep, HistoryDep, SettingsDep
 from app.errors import JudgeError, NotFound
-from app.learner_routes import read_history, run_solves
+from app.learner_routes import UNAVAILABLE, example, read_history, refusal, run_solves
 from app.learner_schemas import ExerciseReport, ExerciseStatistics, HintRef
 from app.routes import STATIC_DIR
 from app.storage import History
@@ -54,8 +54,35 @@ async def require_instructor(request: Request, settings: SettingsDep) -> None:
 
 InstructorDep = Depends(require_instructor)
 AUTH_RESPONSES: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Missing or wrong bearer token."},
-    404: {"description": "The instructor's view is off (JUDGE_INSTRUCTOR_TOKEN unset)."},
+    **refusal(401, "Missing or wrong bearer token.", Unauthorized.detail),
+    **refusal(404, "The instructor's view is off (JUDGE_INSTRUCTOR_TOKEN unset).", UNSET_DETAIL),
+    **UNAVAILABLE,
+}
+STATISTICS_EXAMPLE = {
+    "id": "softmax",
+    "title": "Softmax",
+    "learners": 31,
+    "solved": 22,
+    "solve_rate": 0.7097,
+    "median_attempts_to_solve": 4,
+    "submissions": 243,
+}
+REPORT_EXAMPLE = {
+    **STATISTICS_EXAMPLE,
+    "verdicts": {"wrong_answer": 150, "accepted": 61, "runtime_error": 32},
+    "cases": [
+        {
+            "name": "large values",
+            "group": "example",
+            "failed_by": 7,
+            "hint": {"index": 2, "text": "What happens to exp(x) when x is 1000?"},
+        },
+        {"name": "random cases", "group": "random", "failed_by": 3, "hint": None},
+    ],
+    "submissions_per_day": [
+        {"day": "2026-12-02", "submissions": 180},
+        {"day": "2026-12-03", "submissions": 63},
+    ],
 }
 
 router = APIRouter(
@@ -89,6 +116,7 @@ async def _statistics(
     description="Per exercise, in catalog order: learners (counted by their id's hash), how "
     "many solved it, the solve rate, the median number of grades to the first solve, and the "
     "number of submissions.",
+    responses=example([STATISTICS_EXAMPLE]),
 )
 async def list_statistics(history: HistoryDep, catalog: CatalogDep) -> list[ExerciseStatistics]:
     found = await _statistics(history, catalog)
@@ -109,6 +137,10 @@ async def list_statistics(history: HistoryDep, catalog: CatalogDep) -> list[Exer
     description="The list's entry plus `verdicts` (submissions per verdict), `cases` (each "
     "case the learners' latest attempts failed, by how many learners, most first, with the "
     "hint tied to it) and `submissions_per_day` (UTC).",
+    responses={
+        **example(REPORT_EXAMPLE),
+        **refusal(422, "A malformed path.", "path.exercise_id: Field required"),
+    },
 )
 async def exercise_report(
     exercise: ExerciseDep, history: HistoryDep, catalog: CatalogDep
@@ -164,7 +196,23 @@ def _csv_lines(history: History | None, exercise: str | None, include_code: bool
     "the code with `include_code=1`. A code cell that a spreadsheet would run as a formula is "
     "prefixed with `'`.",
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/csv": {}}}},
+    responses={
+        200: {
+            "content": {
+                "text/csv": {
+                    "example": "created_at,exercise,learner,mode,verdict,passed,total,"
+                    "duration_ms\r\n2026-12-03T10:15:02.123Z,softmax,L-3f9a0c21be,submit,"
+                    "accepted,24,24,3.1\r\n"
+                }
+            }
+        },
+        **refusal(404, "Unknown exercise (or the view is off).", "No exercise with id 'nope'."),
+        **refusal(
+            422,
+            "A malformed query parameter.",
+            "query.include_code: Input should be a valid boolean",
+        ),
+    },
 )
 async def export_csv(
     history: HistoryDep,

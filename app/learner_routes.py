@@ -21,6 +21,7 @@ from app.deps import CatalogDep, HistoryDep
 from app.errors import JudgeError, NotFound
 from app.learner_schemas import Progress, SubmissionDetail, SubmissionSummary
 from app.learners import SCOPE_KEY, Learner
+from app.schemas import ErrorBody
 from app.storage import History
 
 Result = TypeVar("Result")
@@ -74,6 +75,38 @@ def _known_exercise(catalog: Catalog, exercise: str | None) -> str | None:
 
 NO_SUCH_SUBMISSION = "No such submission among yours."
 
+
+def example(value: object) -> dict[int | str, dict[str, Any]]:
+    """An OpenAPI 200 example."""
+    return {200: {"content": {"application/json": {"example": value}}}}
+
+
+def refusal(status: int, description: str, detail: str) -> dict[int | str, dict[str, Any]]:
+    """An OpenAPI error answer in the service's one error shape."""
+    return {
+        status: {
+            "model": ErrorBody,
+            "description": description,
+            "content": {"application/json": {"example": {"detail": detail}}},
+        }
+    }
+
+
+SUMMARY_EXAMPLE = {
+    "id": 1041,
+    "exercise": "softmax",
+    "mode": "submit",
+    "verdict": "wrong_answer",
+    "status": "fail",
+    "passed": 21,
+    "total": 24,
+    "created_at": "2026-12-03T10:15:02.123Z",
+}
+UNAVAILABLE = refusal(503, "The history's database did not answer.", HistoryUnavailable.detail)
+BAD_QUERY = refusal(
+    422, "A malformed query parameter.", "query.limit: Input should be less than or equal to 200"
+)
+
 router = APIRouter(prefix="/api/me", tags=["learner"])
 
 
@@ -83,6 +116,20 @@ router = APIRouter(prefix="/api/me", tags=["learner"])
     summary="Your progress",
     description="For each exercise you graded: attempts (Runs and Submits), whether you solved "
     "it, and your best result. Yours only: the `judge_learner` cookie says who you are.",
+    responses={
+        **example(
+            {
+                "exercises": {
+                    "softmax": {
+                        "attempts": 4,
+                        "solved": True,
+                        "best": {"passed": 24, "total": 24},
+                    }
+                }
+            }
+        ),
+        **UNAVAILABLE,
+    },
 )
 async def my_progress(learner: LearnerDep, history: HistoryDep, catalog: CatalogDep) -> Progress:
     if learner is None or history is None:
@@ -100,6 +147,12 @@ async def my_progress(learner: LearnerDep, history: HistoryDep, catalog: Catalog
     summary="Your submissions",
     description="Your graded Runs and Submits, newest first, without their code; of one "
     "exercise with `exercise`. 404 for an unknown exercise.",
+    responses={
+        **example([SUMMARY_EXAMPLE]),
+        **refusal(404, "Unknown exercise.", "No exercise with id 'nope'."),
+        **BAD_QUERY,
+        **UNAVAILABLE,
+    },
 )
 async def my_submissions(
     learner: LearnerDep,
@@ -120,7 +173,12 @@ async def my_submissions(
     response_model=SubmissionDetail,
     summary="One of your submissions, with its code",
     description="404 for a submission that is not yours, exactly as for one that does not exist.",
-    responses={404: {"description": "Not yours, or no such submission."}},
+    responses={
+        **example({**SUMMARY_EXAMPLE, "code": "import numpy as np\n\ndef softmax(x):\n    ...\n"}),
+        **refusal(404, "Not yours, or no such submission.", NO_SUCH_SUBMISSION),
+        **BAD_QUERY,
+        **UNAVAILABLE,
+    },
 )
 async def my_submission(
     learner: LearnerDep,
