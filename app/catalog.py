@@ -20,9 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from app.checks import parse_type
-from app.distribution import DistributionCheck, load_check
-from app.tolerance import EXACT, Tolerance
+from app.grading import EXACT, DistributionCheck, Tolerance, load_check, parse_type
 from sandbox import SNAPSHOT_ITEMS, Job, Limits, RandomMode
 
 EXERCISES_DIR = Path(__file__).resolve().parent.parent / "exercises"

@@ -15,7 +15,7 @@ from app.catalog import EXERCISES_DIR, Catalog, Exercise, ExerciseError
 from app.schemas import Report, Status
 
 if TYPE_CHECKING:
-    from app.judge import Judge
+    from app.grading import Judge
 
 
 def _load_catalog(root: Path) -> Catalog:
@@ -117,7 +117,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from app.custom_input import BadInput, validate
+    from app.grading import BadInput, validate
 
     found = _exercise_and_code(args)
     if found is None:
@@ -150,7 +150,7 @@ def _graded(grade: Callable[[Judge], Report], *, workers: int, what: str, as_jso
     """Start a judge, grade with it, print the report: exit 0 if it passed, 1 if not, 2 when
     the sandbox could not grade at all (down or busy: one line, no traceback)."""
     from app.errors import JudgeError
-    from app.judge import Judge
+    from app.grading import Judge
 
     judge = Judge.create(workers=workers, queue_size=2)
     try:
@@ -168,11 +168,11 @@ def _graded(grade: Callable[[Judge], Report], *, workers: int, what: str, as_jso
 
 
 def cmd_exercises(args: argparse.Namespace) -> int:
-    from app import exercise_tools
+    from app.grading import check_all, regenerate_all
 
     if args.action == "check":
-        return exercise_tools.check_all(args.exercises)
-    return exercise_tools.regenerate_all(args.exercises)
+        return check_all(args.exercises)
+    return regenerate_all(args.exercises)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -217,7 +217,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _seed(text: str) -> int:
     """A --seed: an integer in the range the HTTP API accepts."""
-    from app.case_sets import MAX_SEED
+    from app.grading import MAX_SEED
 
     try:
         seed = int(text)

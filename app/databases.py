@@ -3,7 +3,7 @@
 A database is named by a URL, as architecture.md says: ``sqlite:///PATH`` for one judge,
 ``postgresql://USER:PASSWORD@HOST:PORT/DB`` when replicas share their history. Both backends
 store the same ``submissions`` table and answer the same calls (insert, count, recent,
-read, close); ``app.storage.History`` decides when to call them. Every call is made under the
+read, close); ``app.history.History`` decides when to call them. Every call is made under the
 backend's own lock, so one connection serves the writer thread and the readers.
 """
 

@@ -14,9 +14,9 @@ from pydantic import ValidationError
 from app.catalog import Catalog, Exercise
 from app.config import Settings
 from app.errors import Forbidden, InvalidRequest, NotFound, PayloadTooLarge, describe_validation
-from app.judge import Judge
+from app.grading import Judge
+from app.history import History
 from app.schemas import CustomRun, Submission
-from app.storage import History
 
 
 async def get_settings(request: Request) -> Settings:

@@ -11,7 +11,7 @@ from pathlib import Path
 from app.catalog import Catalog
 from app.config import ConfigError, Settings
 from app.databases import describe
-from app.judge import Judge
+from app.grading import Judge
 from app.lifespan import mandatory_layers, missing_layers
 
 

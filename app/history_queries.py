@@ -26,7 +26,7 @@ SUMMARY_FIELDS = "id, exercise_id, mode, verdict, status, passed, total, created
 
 
 class Reader(Protocol):
-    """What the queries need of ``app.storage.History``."""
+    """What the queries need of ``app.history.History``."""
 
     @property
     def database(self) -> str: ...

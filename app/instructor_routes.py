@@ -21,10 +21,10 @@ from app import history_queries
 from app.catalog import Catalog, Exercise
 from app.deps import CatalogDep, ExerciseDep, HistoryDep, SettingsDep
 from app.errors import JudgeError, NotFound
+from app.history import History
 from app.learner_routes import UNAVAILABLE, example, read_history, refusal, run_solves
 from app.learner_schemas import ExerciseReport, ExerciseStatistics, HintRef
 from app.routes import STATIC_DIR
-from app.storage import History
 
 # A spreadsheet runs a cell that starts with one of these as a formula; a learner's code is
 # theirs to write, so such a cell is prefixed with ' (OWASP's advice for CSV injection).

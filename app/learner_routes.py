@@ -19,10 +19,10 @@ from app.catalog import Catalog, Exercise
 from app.databases import DatabaseError
 from app.deps import CatalogDep, HistoryDep
 from app.errors import JudgeError, NotFound
+from app.history import History
 from app.learner_schemas import Progress, SubmissionDetail, SubmissionSummary
 from app.learners import SCOPE_KEY, Learner
 from app.schemas import ErrorBody
-from app.storage import History
 
 Result = TypeVar("Result")
 MAX_LIMIT = 200

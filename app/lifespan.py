@@ -18,8 +18,8 @@ from fastapi import FastAPI
 from app.catalog import Catalog
 from app.config import Settings
 from app.errors import UnsafeStart
-from app.judge import Judge
-from app.storage import History
+from app.grading import Judge
+from app.history import History
 
 log = logging.getLogger("judge")
 

@@ -8,8 +8,8 @@ from fastapi.staticfiles import StaticFiles
 from app import instructor_routes, learner_routes, routes
 from app.config import Settings
 from app.errors import install_error_handlers
+from app.grading import Judge
 from app.headers import SecurityHeaders
-from app.judge import Judge
 from app.learners import LearnerGate
 from app.lifespan import lifespan_for
 

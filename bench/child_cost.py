@@ -23,8 +23,8 @@ import sys
 import time
 from typing import Any
 
-from app import case_sets, check_jobs
 from app.catalog import EXERCISES_DIR, Catalog, Exercise
+from app.grading import case_sets, distribution_jobs
 from sandbox import Job, Pool, RunResult
 
 EXERCISE = "speculative-decoding-resample"
@@ -62,7 +62,7 @@ def kinds_of_job() -> dict[str, Any]:
     assert exercise is not None and exercise.distribution is not None
     examples = [case.input for case in exercise.cases]
     submit = submit_inputs(exercise)
-    one_trial = check_jobs.check_jobs(
+    one_trial = distribution_jobs.check_jobs(
         exercise.distribution,
         exercise.solution_code,
         exercise.entry_point,
@@ -107,7 +107,7 @@ def measure_pair(repeats: int) -> dict[str, dict[str, float]]:
 
     def jobs() -> tuple[Job, Job]:
         code = f"{exercise.solution_code}\n# job {next(serial)}\n"
-        (_, looks), *_ = check_jobs.check_jobs(
+        (_, looks), *_ = distribution_jobs.check_jobs(
             check, code, exercise.entry_point, exercise.helpers_code, exercise.limits
         )
         return looks, exercise.job(code, submit)

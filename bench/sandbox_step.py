@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from app.catalog import Catalog, Exercise
-from app.judge import Judge
-from app.reports import build_report
+from app.grading.judge import Judge
+from app.grading.reports import build_report
 from app.schemas import Report, Status
 from bench.cpu import tree_cpu_seconds
 from bench.stats import percentile

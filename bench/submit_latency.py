@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from app.catalog import EXERCISES_DIR, Catalog, Exercise
-from app.judge import Judge, run_to_completion
+from app.grading.judge import Judge, run_to_completion
 from app.schemas import Mode, Status
 from bench.sandbox_step import LIGHT_LOAD_THINK_MS, unique_sources
 from bench.stats import percentile

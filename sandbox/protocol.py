@@ -282,7 +282,7 @@ class CaseRun:
     drawn: tuple[float | None, ...] | None = None  # the first values the generator handed out
     trace: Any = None  # plain JSON from the job's trusted trace function, if it has one
     # How the child ended when it died on this case (``crashed``): its wait status, as the
-    # zygote saw it. Data, not a sentence: the host words it (app/checks.py).
+    # zygote saw it. Data, not a sentence: the host words it (app/grading/compare.py).
     exit_status: int | None = None
 
 

@@ -119,7 +119,7 @@ def _clean_floats(listed: Any) -> Any:
 class RandomStreamExhausted(Exception):
     """The learner drew more random numbers than a scripted case provides.
 
-    Carries data, not a sentence: the trusted side words it (app/checks.py).
+    Carries data, not a sentence: the trusted side words it (app/grading/compare.py).
     """
 
     def __init__(self, provided: int, asked: int) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from app.catalog import Catalog
-from app.judge import Judge
+from app.grading.judge import Judge
 
 
 @pytest.fixture(scope="session")

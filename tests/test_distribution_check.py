@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from app.catalog import Catalog, Exercise
-from app.distribution import ORDER_LESSON
-from app.judge import Judge
+from app.grading.distribution import ORDER_LESSON
+from app.grading.judge import Judge
 from app.schemas import Status
 
 EXERCISE = "speculative-decoding-resample"
@@ -262,7 +262,12 @@ def test_a_correct_step_slower_than_the_reference_still_passes(
 def test_the_first_stage_is_packed_into_jobs_with_a_budget_scaled_by_their_trials(
     exercise: Exercise,
 ) -> None:
-    from app.check_jobs import CHUNK_TRIALS, STEP_ALLOWANCE_MS, check_jobs, first_stage
+    from app.grading.distribution_jobs import (
+        CHUNK_TRIALS,
+        STEP_ALLOWANCE_MS,
+        check_jobs,
+        first_stage,
+    )
 
     check = exercise.distribution
     assert check is not None
@@ -306,7 +311,7 @@ def _recording(judge: Judge, handed: list) -> None:
 def test_the_pool_gets_the_looks_and_the_rows_keep_the_pairs_order(
     judge: Judge, exercise: Exercise
 ) -> None:
-    from app.check_jobs import check_jobs
+    from app.grading.distribution_jobs import check_jobs
     from app.schemas import Group, Mode
 
     check = exercise.distribution
@@ -333,7 +338,7 @@ def test_the_pool_gets_the_looks_and_the_rows_keep_the_pairs_order(
 def test_a_look_that_does_not_settle_runs_the_rest_and_is_judged_on_all_trials(
     judge: Judge, exercise: Exercise
 ) -> None:
-    from app.check_jobs import chunks
+    from app.grading.distribution_jobs import chunks
 
     check = exercise.distribution
     assert check is not None
@@ -364,9 +369,9 @@ def test_a_pair_cut_into_chunks_gets_the_verdict_of_its_counts_added(
     # Through the real pool, a job per chunk of at most 100 trials, every pair's trials all
     # run (no first look): the counts added back per pair, one row per pair in order, the
     # same verdicts as whole pairs get.
-    from app.check_jobs import check_jobs, chunks, merged_result
-    from app.distribution import check_rows
-    from app.reports import limits_text
+    from app.grading.distribution import check_rows
+    from app.grading.distribution_jobs import check_jobs, chunks, merged_result
+    from app.grading.reports import limits_text
 
     check = exercise.distribution
     assert check is not None

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from app import statistics
 from app.catalog import Catalog, Exercise
-from app.distribution import CHI2_SAFETY, CONTINUE, FALSE_FAIL, Pair
-from app.judge import Judge
+from app.grading import statistics
+from app.grading.distribution import CHI2_SAFETY, CONTINUE, FALSE_FAIL, Pair
+from app.grading.judge import Judge
 from tools.distribution_power import Power, exact_false_fail, exact_goes_on, power
 
 EXERCISE = "speculative-decoding-resample"

@@ -9,10 +9,10 @@ import sys
 import pytest
 
 from app.catalog import EXERCISES_DIR, Catalog, ExerciseError, load_exercise
-from app.exercise_tools import check_exercise, format_cases, reference_expectations
-from app.judge import Judge
+from app.grading.exercise_tools import check_exercise, format_cases, reference_expectations
+from app.grading.judge import Judge
+from app.grading.tolerance import EXACT, Tolerance
 from app.schemas import Status, Verdict
-from app.tolerance import EXACT, Tolerance
 
 FOLDERS = sorted(p for p in EXERCISES_DIR.iterdir() if (p / "exercise.toml").is_file())
 

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from app.catalog import EXERCISES_DIR, Case, Catalog, Exercise
-from app.exercise_tools import reference_expectations
-from app.judge import Judge
+from app.grading.exercise_tools import reference_expectations
+from app.grading.judge import Judge
 
 SOLUTIONS = Path(__file__).parent / "solutions"
 WITH_EXTRA = sorted(p.parent.name for p in EXERCISES_DIR.glob("*/extra_cases.json"))

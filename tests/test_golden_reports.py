@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from app.catalog import Catalog
-from app.judge import Judge
+from app.grading.judge import Judge
 
 ROOT = Path(__file__).parent / "solutions"
 SUBMISSIONS = sorted(ROOT.glob("*/*.py"))

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from app.catalog import Catalog
-from app.judge import Judge
+from app.grading.judge import Judge
+from app.grading.tolerance import EXACT
 from app.schemas import Group, Mode, Report, Status
-from app.tolerance import EXACT
 
 ROOT = Path(__file__).parent / "solutions"
 SEED = 20260101  # these tests replay its random cases (beside fresh ones), so a failure replays

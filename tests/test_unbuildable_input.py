@@ -3,10 +3,10 @@ of the child, and it never blames the code that was never called."""
 
 from __future__ import annotations
 
-from app import case_sets
 from app.catalog import Catalog
-from app.judge import Judge
-from app.reports import build_report
+from app.grading import case_sets
+from app.grading.judge import Judge
+from app.grading.reports import build_report
 from app.schemas import Mode, Status
 from sandbox import Outcome
 from tests.inputs import RESAMPLE_INPUT, nested

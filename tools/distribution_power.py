@@ -38,9 +38,9 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 if str(CHECKOUT) not in sys.path:
     sys.path.insert(0, str(CHECKOUT))
 
-from app import check_jobs, checks, distribution, statistics  # noqa: E402
 from app.catalog import Catalog, Exercise  # noqa: E402
-from app.distribution import (  # noqa: E402
+from app.grading import compare, distribution, distribution_jobs, statistics  # noqa: E402
+from app.grading.distribution import (  # noqa: E402
     CHI2_SAFETY,
     CONTINUE,
     FALSE_FAIL,
@@ -48,7 +48,7 @@ from app.distribution import (  # noqa: E402
     MIN_EXPECTED,
     Pair,
 )
-from app.judge import Judge  # noqa: E402
+from app.grading.judge import Judge  # noqa: E402
 
 EXERCISE = "speculative-decoding-resample"
 GOLDEN = CHECKOUT / "tests" / "solutions"
@@ -125,7 +125,7 @@ def first_token_law(
     check = exercise.distribution
     assert check is not None
     probe = dataclasses.replace(pair, trials=trials, seed=ESTIMATE_SEED, first_look=None)
-    ((_, job),) = check_jobs.check_jobs(
+    ((_, job),) = distribution_jobs.check_jobs(
         dataclasses.replace(check, pairs=(probe,)),
         code,
         exercise.entry_point,
@@ -136,7 +136,7 @@ def first_token_law(
     result = judge.pool.submit(job).result(timeout=600)
     if result.setup is not None or not result.cases or result.cases[0].value is None:
         return None
-    counts: Any = checks.plain(result.cases[0].value)
+    counts: Any = compare.plain(result.cases[0].value)
     if not isinstance(counts, dict) or "first" not in counts:
         return None
     first, lengths = counts["first"], counts["lengths"]

@@ -16,11 +16,11 @@ from app.schemas import Report
 from bench.sandbox_step import fresh_grade
 
 if TYPE_CHECKING:
-    from app.judge import Judge
+    from app.grading.judge import Judge
 
 
 class FreshJudge:
-    """Same interface as app.judge.Judge, but every grade starts a brand-new interpreter.
+    """Same interface as app.grading.judge.Judge, but every grade starts a brand-new interpreter.
 
     The child gets the same confinement, harness and checks as the warm pool (it runs
     ``bench.sandbox_step.fresh_grade``); only where the process comes from differs. At most one

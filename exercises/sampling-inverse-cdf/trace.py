@@ -6,21 +6,19 @@ def trace(probs, rng):
     for p in probs:
         total += p
         running.append(total)
-    source = "probs"
     token = next((i for i, c in enumerate(running) if u < c), None)
     if token is None:
         # No running sum exceeds u (round-off): the last token of positive probability owns the
         # rest of [0, 1).
         token = max(i for i, p in enumerate(probs) if p > 0)
         interval = [running[-1], 1.0]
-        source = "probs (no running sum exceeds u: round-off; the last token above 0 is drawn)"
     else:
         interval = [running[token - 1] if token > 0 else 0.0, running[token]]
     return [
         {
             "kind": "sample",
             "position": 0,
-            "source": source,
+            "source": "probs",
             "weights": [float(p) for p in probs],
             "running": running,
             "draw": 1,

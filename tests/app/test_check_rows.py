@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.distribution import DistributionCheck, Pair, check_rows
-from app.reports import with_check_rows
+from app.grading.distribution import DistributionCheck, Pair, check_rows
+from app.grading.reports import with_check_rows
 from app.schemas import Report, Status, Verdict
 from sandbox import CaseRun, ErrorInfo, Outcome, RunResult
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.distribution import load_check
+from app.grading.distribution import load_check
 
 GOOD = {"name": "n", "p": [[0.5, 0.5], [1.0, 0.0]], "q": [[0.25, 0.75]], "trials": 10, "seed": 1}
 

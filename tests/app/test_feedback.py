@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app import feedback
+from app.grading import feedback
 
 ACCEPT = {
     "kind": "accept",

@@ -11,7 +11,7 @@ import signal
 import pytest
 
 from app.catalog import Catalog, Exercise
-from app.reports import build_report
+from app.grading.reports import build_report
 from app.schemas import Status, Verdict
 from sandbox import CaseRun, ErrorInfo, Outcome, RunResult, SetupFailure, SetupKind
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from app import statistics
+from app.grading import statistics
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app import case_sets
 from app.catalog import EXERCISES_DIR, ExerciseError, load_exercise
+from app.grading import case_sets
 
 VERIFY = EXERCISES_DIR / "speculative-decoding-verify"
 

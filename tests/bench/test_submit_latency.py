@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from app.catalog import EXERCISES_DIR, Catalog
-from app.check_jobs import check_jobs
+from app.grading.distribution_jobs import check_jobs
 from bench import submit_latency
 
 

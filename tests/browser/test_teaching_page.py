@@ -61,7 +61,7 @@ def test_passing_rows_offer_no_hint(page: Any, server: Any) -> None:
 def test_the_chart_has_one_bar_pair_per_token(page: Any, server: Any) -> None:
     # The chart of a real distribution check (the judge's own numbers for a wrong step).
     from app.catalog import Catalog
-    from app.judge import Judge
+    from app.grading.judge import Judge
 
     exercise = Catalog.load().get(RESAMPLE)
     judge = Judge.create(workers=1, queue_size=4)

@@ -22,7 +22,7 @@ from app.main import create_app
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "real_judge: runs a real uvicorn server with the real Judge (app.judge.Judge.create); "
+        "real_judge: runs a real uvicorn server with the real Judge (app.grading.Judge.create); "
         "these fail, by design, until the real Judge exists",
     )
     config.addinivalue_line(

@@ -19,8 +19,8 @@ from live_server import free_port, start_server
 from postgres import PostgresServer
 
 from app.databases import PostgresDatabase, describe, open_database, redact
+from app.history import History
 from app.schemas import Report, Status, Verdict
-from app.storage import History
 
 REPORT = Report(
     status=Status.failed, verdict=Verdict.wrong_answer, passed=4, total=6, duration_ms=2.5

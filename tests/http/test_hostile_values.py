@@ -8,7 +8,7 @@ import pytest
 from asgi_client import InProcessClient
 
 from app.catalog import EXERCISES_DIR
-from app.judge import Judge
+from app.grading.judge import Judge
 from tests.inputs import RESAMPLE_INPUT, VERIFY_INPUT, nested, refused_detail
 
 GAMMA = "/api/exercises/speculative-decoding-choose-gamma"

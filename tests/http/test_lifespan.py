@@ -11,7 +11,7 @@ from http_fakes import ALL_LAYERS, FakeJudge
 
 from app.config import Settings
 from app.errors import UnsafeStart
-from app.judge import Judge
+from app.grading.judge import Judge
 from app.lifespan import MANDATORY_LAYERS, missing_layers
 from app.main import create_app
 

@@ -4,7 +4,7 @@ The tests marked ``any_server`` also run against a judge elsewhere: with
 ``JUDGE_TEST_BASE_URL=http://HOST:PORT`` they target it (tests/container does so for the image),
 and the rest are deselected.
 
-These need ``app.judge.Judge.create`` and the exercises under ``exercises/``; until the real
+These need ``app.grading.judge.Judge.create`` and the exercises under ``exercises/``; until the real
 Judge exists they fail at server start-up, by design (they are not skipped).
 """
 

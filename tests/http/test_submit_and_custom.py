@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from asgi_client import InProcessClient
 
-from app.case_sets import AHEAD
 from app.catalog import EXERCISES_DIR, Catalog
-from app.judge import Judge
+from app.grading.case_sets import AHEAD
+from app.grading.judge import Judge
 from app.schemas import Mode
 from sandbox import CaseRun, Job, Outcome, RunResult, SandboxUnavailable
 from tests.inputs import RESAMPLE_INPUT, VERIFY_INPUT, refused_detail

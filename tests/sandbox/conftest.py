@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app.judge import Judge
+from app.grading.judge import Judge
 from tests.sandbox.hostile import SECRET, canary_in_environment, children, settled_children
 
 # Closes the shared hostile judge: must run after every other test that uses it.

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app.catalog import Catalog, Exercise
-from app.judge import Judge
+from app.grading.judge import Judge
 from app.schemas import Report, Status, Verdict
 from tests.procfs import stat_fields
 

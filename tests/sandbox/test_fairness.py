@@ -16,7 +16,7 @@ from concurrent.futures import Future
 import pytest
 
 from app.catalog import Catalog
-from app.judge import Judge
+from app.grading.judge import Judge
 from app.schemas import Status, Verdict
 from sandbox import Job, Limits, Outcome, Pool, RunResult
 from tests.procfs import stat_fields

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from app.errors import PayloadTooLarge
-from app.judge import Judge
+from app.grading.judge import Judge
 from app.schemas import Status, Verdict
 from tests.sandbox.hostile import (
     BOUNDED_S,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.judge import Judge
+from app.grading.judge import Judge
 from app.schemas import Status, Verdict
 from tests.sandbox.hostile import (
     CANARY,

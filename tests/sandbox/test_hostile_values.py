@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from app.judge import Judge
+from app.grading.judge import Judge
 from app.schemas import Status, Verdict
 from sandbox import protocol
 from tests.sandbox.hostile import grade, on_first_case, whole

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.judge import Judge
+from app.grading.judge import Judge
 from app.schemas import Verdict
 from tests.sandbox.hostile import EXERCISE, children, grade, wait_for_no_children
 

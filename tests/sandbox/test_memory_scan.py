@@ -16,8 +16,8 @@ from collections.abc import Iterator
 import pytest
 
 from app.catalog import Catalog
-from app.judge import Judge
-from app.reports import build_report
+from app.grading.judge import Judge
+from app.grading.reports import build_report
 from sandbox.child import REHEARSAL_SOURCE
 from tests.procfs import memory_matches
 from tests.sandbox.hostile import children, process_table

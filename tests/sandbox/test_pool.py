@@ -123,7 +123,7 @@ def test_policy_refusals_are_reported_as_such(pool: Pool) -> None:
 def test_a_missing_entry_point_is_reported_as_data(pool: Pool) -> None:
     result = run(pool, "def g(x):\n    return x\n", [1])
     assert result.setup.kind == "missing_entry" and result.setup.found is None
-    # The host words it (app/reports.py): the sandbox sends what it found, not a sentence.
+    # The host words it (app/grading/reports.py): the sandbox sends what it found, not a sentence.
     result = run(pool, "f = 3\n", [1])
     assert result.setup.kind == "missing_entry" and result.setup.found == "int"
     assert result.setup.message == ""

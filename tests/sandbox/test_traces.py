@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.judge import Judge
+from app.grading.judge import Judge
 from sandbox import Job, Limits, Outcome, RandomMode
 from sandbox.protocol import ProtocolError, parse_case
 from sandbox.values import RECORDED_DRAWS, CountingGenerator, ScriptedGenerator, json_data

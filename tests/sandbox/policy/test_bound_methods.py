@@ -12,7 +12,7 @@ from types import MethodType
 import numpy as np
 import pytest
 
-from app.judge import Judge
+from app.grading.judge import Judge
 from app.schemas import Verdict
 from sandbox.policy import Policy, PolicyError
 from sandbox.policy.attributes import learner_attribute, learner_getattr

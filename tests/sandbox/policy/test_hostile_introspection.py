@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.judge import Judge
+from app.grading.judge import Judge
 from app.schemas import Verdict
 from tests.sandbox.hostile import (
     REPO,

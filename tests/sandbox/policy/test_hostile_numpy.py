@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.judge import Judge
+from app.grading.judge import Judge
 from app.schemas import Verdict
 from tests.sandbox.hostile import (
     SIGNATURE,

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from app.judge import Judge
+from app.grading.judge import Judge
 from app.schemas import Verdict
 from tests.sandbox.hostile import (
     assert_first_case_stopped,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.judge import Judge
+from app.grading.judge import Judge
 from app.schemas import Verdict
 from tests.sandbox.hostile import assert_first_case_stopped, grade, on_first_case
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from app.catalog import Catalog
-from app.judge import Judge
+from app.grading.judge import Judge
 
 CORRECT_BODY = """
 def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from app.databases import COLUMNS, describe, sqlite_path
+from app.history import History, row_values
 from app.schemas import Report, Status, Verdict
-from app.storage import History, row_values
 
 REPORT = Report(
     status=Status.failed, verdict=Verdict.wrong_answer, passed=4, total=6, duration_ms=2.5

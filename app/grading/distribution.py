@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app import checks, statistics
+from app.grading import compare, statistics
 from app.schemas import CaseResult, Chart, Group, Status
 from sandbox import Outcome, RunResult
 
@@ -410,11 +410,11 @@ def check_rows(
             rows.append(row.model_copy(update={"message": "not run: your code did not load"}))
             continue
         if run.outcome is not Outcome.returned:
-            text = checks.error_message(run, limits_text)
+            text = compare.error_message(run, limits_text)
             update = {"message": f"during the distribution check: {text}"}
             rows.append(row.model_copy(update=update))
             continue
-        counts = checks.plain(run.value)
+        counts = compare.plain(run.value)
         if isinstance(counts, dict) and "invalid" in counts:
             message = _invalid_sentence(counts["invalid"], pair.gamma)
             rows.append(row.model_copy(update={"status": Status.failed, "message": message}))

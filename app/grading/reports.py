@@ -1,15 +1,15 @@
 """Raw sandbox results -> the Report of architecture.md: verdicts, rows and their messages.
 
-Pure and trusted: no pool, no I/O. ``app.judge`` runs the jobs and hands their results here;
-the comparisons are in ``app.checks``, the teaching sentences in ``app.feedback``.
+Pure and trusted: no pool, no I/O. ``app.grading.judge`` runs the jobs and hands their results here;
+the comparisons are in ``app.grading.compare``, the teaching sentences in ``app.grading.feedback``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from app import checks, feedback
 from app.catalog import Case, Exercise
+from app.grading import compare, feedback
 from app.schemas import CaseResult, Group, Mode, Report, Status, Verdict
 from sandbox import CaseRun, Outcome, RunResult, SetupFailure, SetupKind
 
@@ -76,7 +76,7 @@ def check_case(
     if run.output:
         # The learner's own prints, minus the judge's paths (an exception message they print
         # can name a file of the judge's, as a traceback would).
-        output = checks.scrub(run.output) or ""
+        output = compare.scrub(run.output) or ""
         output += "\n[output cut: limit reached]" if run.output_truncated else ""
 
     def result(status: Status, actual: Any, message: str | None) -> CaseResult:
@@ -88,7 +88,7 @@ def check_case(
             input=case.input,
             expected=expected,
             actual=actual,
-            message=checks.scrub(message),
+            message=compare.scrub(message),
             output=output,
             duration_ms=round(run.duration_ms, 3),
         )
@@ -103,8 +103,8 @@ def check_case(
         elif run.outcome is Outcome.bad_input:
             pass  # the learner's function was not called either: the problem says it all
         elif run.outcome is not Outcome.returned:
-            message += f"; your function: {checks.error_message(run, limits_text(exercise))}"
-        actual = checks.plain(run.value) if run.outcome is Outcome.returned else None
+            message += f"; your function: {compare.error_message(run, limits_text(exercise))}"
+        actual = compare.plain(run.value) if run.outcome is Outcome.returned else None
         return result(Status.error, actual, message)
     if run.outcome is Outcome.exhausted:
         # Drawing more numbers than the case scripts is a logic mistake, not a crash.
@@ -113,14 +113,14 @@ def check_case(
         )
         return result(Status.failed, None, message)
     if run.outcome is not Outcome.returned:
-        message = checks.error_message(run, limits_text(exercise))
+        message = compare.error_message(run, limits_text(exercise))
         return result(Status.error, None, message)
 
-    actual = checks.plain(run.value)
-    spec = checks.parse_type(exercise.returns)
+    actual = compare.plain(run.value)
+    spec = compare.parse_type(exercise.returns)
     names = exercise.return_names
     problems: list[str] = []
-    type_problem = checks.type_problem(run.value, spec, "your return value", names)
+    type_problem = compare.type_problem(run.value, spec, "your return value", names)
     if type_problem:
         problems.append(type_problem)
     else:
@@ -136,8 +136,8 @@ def check_case(
     if draws:
         problems.append(draws)
     kinds = {name: kind for name, kind in exercise.parameters.items() if kind != "rng"}
-    unseen = checks.unchecked_arguments(run.inputs_after, kinds)
-    mutation = checks.mutation_problem(
+    unseen = compare.unchecked_arguments(run.inputs_after, kinds)
+    mutation = compare.mutation_problem(
         _as_built(case.input, kinds), run.inputs_after, kinds, unseen
     )
     if mutation:
@@ -146,7 +146,7 @@ def check_case(
     message = "; ".join(problems)
     if message and explanation:
         message += ". " + explanation
-    unchecked = checks.unchecked_note(unseen)
+    unchecked = compare.unchecked_note(unseen)
     if unchecked:  # said even on a pass: the check was skipped, not passed
         message = f"{message}; {unchecked}" if message else unchecked
     return result(status, actual, message or None)
@@ -165,19 +165,19 @@ def _as_built(inputs: dict[str, Any], kinds: dict[str, str]) -> dict[str, Any]:
 
 
 def _value_problems(
-    exercise: Exercise, spec: checks.TypeSpec, actual: Any, expected: Any
+    exercise: Exercise, spec: compare.TypeSpec, actual: Any, expected: Any
 ) -> list[str]:
-    feedback = checks.Feedback(**exercise.feedback)
+    feedback = compare.Feedback(**exercise.feedback)
     if spec.name == "tuple" and isinstance(actual, list) and isinstance(expected, list):
         problems = []
         for position, (part, wanted) in enumerate(zip(actual, expected, strict=False)):
             names = exercise.return_names
             what = names[position] if position < len(names) else f"item {position}"
-            problem = checks.value_problem(part, wanted, what, feedback, exercise.tolerance)
+            problem = compare.value_problem(part, wanted, what, feedback, exercise.tolerance)
             if problem:
                 problems.append(problem if problem.startswith(what) else f"{what}: {problem}")
         return problems[:1]  # the first difference is the one to fix; the rest usually follow
-    problem = checks.value_problem(
+    problem = compare.value_problem(
         actual, expected, "your return value", feedback, exercise.tolerance
     )
     return [problem] if problem else []
@@ -293,7 +293,7 @@ def setup_detail(exercise: Exercise, setup: SetupFailure) -> str:
     if setup.kind is SetupKind.timeout and not setup.message:
         return f"used up the time budget of {limits.time_ms} ms"
     if setup.kind is SetupKind.crashed:
-        return checks.process_end(setup.exit_status, setup.message, "while it was being loaded")
+        return compare.process_end(setup.exit_status, setup.message, "while it was being loaded")
     return setup.message
 
 
@@ -307,7 +307,7 @@ def _setup_report(
 ) -> Report:
     where = f"line {setup.line}: " if setup.line else ""
     lead = SETUP_LEAD[setup.kind]
-    message = checks.scrub(f"{lead}: {where}{setup_detail(exercise, setup)}")
+    message = compare.scrub(f"{lead}: {where}{setup_detail(exercise, setup)}")
     tests = [_unrun(case, "not run: " + lead.lower()) for case in cases]
     return Report(
         status=Status.error,

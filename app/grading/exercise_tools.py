@@ -12,9 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from app import case_sets, checks, feedback, reports
 from app.catalog import Case, Catalog, Exercise, ExerciseError
-from app.judge import Judge
+from app.grading import case_sets, compare, feedback, reports
+from app.grading.judge import Judge
 from app.schemas import Status, Verdict
 from sandbox import RandomMode
 
@@ -34,10 +34,10 @@ def reference_expectations(
     expectations = []
     for case, run in zip(cases, result.cases, strict=True):
         if run.outcome != "returned":
-            message = checks.error_message(run, reports.limits_text(exercise))
+            message = compare.error_message(run, reports.limits_text(exercise))
             raise ExerciseError(f"{exercise.id}: reference failed on {case.name!r}: {message}")
-        problem = checks.type_problem(
-            run.value, checks.parse_type(exercise.returns), "the reference's return value"
+        problem = compare.type_problem(
+            run.value, compare.parse_type(exercise.returns), "the reference's return value"
         )
         if problem:
             raise ExerciseError(f"{exercise.id}: {case.name!r}: {problem}")
@@ -57,7 +57,7 @@ def check_exercise(judge: Judge, exercise: Exercise) -> list[str]:
     except ExerciseError as exc:
         return [str(exc)]
     for case, fresh in zip(stored, regenerated, strict=True):
-        if not checks.same(case.expected, fresh, exercise.tolerance):
+        if not compare.same(case.expected, fresh, exercise.tolerance):
             problems.append(
                 f"case {case.name!r}: stored expected {json.dumps(case.expected)} but the "
                 f"reference now gives {json.dumps(fresh)} (run `judge exercises regen`)"

@@ -4,7 +4,9 @@ rest only when the look did not settle the pair; short chunks packed into one jo
 
 from __future__ import annotations
 
-from app.check_jobs import (
+from app.grading.compare import plain
+from app.grading.distribution import DistributionCheck, Pair, check_rows
+from app.grading.distribution_jobs import (
     Chunk,
     batches,
     check_jobs,
@@ -13,8 +15,6 @@ from app.check_jobs import (
     merged_result,
     second_stage,
 )
-from app.checks import plain
-from app.distribution import DistributionCheck, Pair, check_rows
 from app.schemas import Status
 from sandbox import CaseRun, ErrorInfo, Limits, Outcome, RunResult, SetupFailure, SetupKind
 from sandbox.values import tag

@@ -1,6 +1,6 @@
 """The distribution check as jobs of the pool: each pair cut into chunks of trials, the chunks
 packed into jobs (a case each), and their counts added back into one result per pair for
-``app.distribution``.
+``app.grading.distribution``.
 
 Two stages. The first runs at once, beside the Submit's other jobs: each pair's first look (or
 all its trials, for a pair without one). The second runs the rest of a pair's trials only when
@@ -17,8 +17,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from app import checks, distribution
-from app.distribution import DistributionCheck, Pair
+from app.grading import compare, distribution
+from app.grading.distribution import DistributionCheck, Pair
 from sandbox import CaseRun, ErrorInfo, Job, Limits, Outcome, RunResult
 
 # CPU time the check allows per call of the step: the reference takes about 0.1 ms here, so a
@@ -82,7 +82,7 @@ def second_stage(
         return []
     stage: list[Chunk] = []
     for index, (pair, run) in enumerate(zip(check.pairs, looked.cases, strict=False)):
-        if run.outcome is Outcome.returned and distribution.goes_on(pair, checks.plain(run.value)):
+        if run.outcome is Outcome.returned and distribution.goes_on(pair, compare.plain(run.value)):
             stage += chunks(pair, index, most)[1:]
     return stage
 
@@ -178,7 +178,7 @@ def _pair_run(runs: list[tuple[Chunk, CaseRun]]) -> CaseRun:
             return run
     added: dict[str, Any] | None = None
     for chunk, run in runs:
-        counts = checks.plain(run.value)
+        counts = compare.plain(run.value)
         if isinstance(counts, dict) and isinstance(counts.get("invalid"), dict):
             invalid = dict(counts["invalid"])
             if type(invalid.get("trial")) is not int:
@@ -225,8 +225,8 @@ def _added(
 
 
 def tag(value: Any) -> dict[str, Any]:
-    """Plain data (what ``checks.plain`` gives: numbers, strings, lists, dicts) in the
-    sandbox's tagged form, which ``checks.plain`` reads back."""
+    """Plain data (what ``compare.plain`` gives: numbers, strings, lists, dicts) in the
+    sandbox's tagged form, which ``compare.plain`` reads back."""
     if type(value) is dict:
         return {"t": "dict", "v": [[tag(key), tag(item)] for key, item in value.items()]}
     if type(value) is list:

@@ -2,7 +2,7 @@
 
 The sandbox only ever sees the learner's code, the entry point and the case *inputs*; expected
 outputs stay here, on the trusted side. This module runs the jobs (the learner's, the
-reference's, the distribution check's) side by side; ``app.reports`` turns what they return into
+reference's, the distribution check's) side by side; ``reports`` turns what they return into
 the report.
 """
 
@@ -14,10 +14,10 @@ from collections.abc import Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from app import case_sets, check_jobs, custom_input, distribution
 from app.catalog import Case, Exercise
 from app.errors import JudgeError, PayloadTooLarge, Saturated
-from app.reports import build_report, limits_text, with_check_rows
+from app.grading import case_sets, custom_input, distribution, distribution_jobs
+from app.grading.reports import build_report, limits_text, with_check_rows
 from app.schemas import CaseResult, Mode, Report, Status
 from sandbox import (
     Job,
@@ -278,26 +278,26 @@ class Judge:
 
     def _check(
         self, exercise: Exercise, code: str
-    ) -> list[tuple[check_jobs.Batch, Future[RunResult]]]:
+    ) -> list[tuple[distribution_jobs.Batch, Future[RunResult]]]:
         """The first stage of the exercise's distribution check on ``code``, handed to the
         pool, a job per batch of chunks of the pairs' trials (none declared: no jobs).
 
         The learner's code and the trusted driver, in confined children; the counts come back
-        here for the statistics (app/distribution.py)."""
+        here for the statistics (app/grading/distribution.py)."""
         looks = self._check_jobs(exercise, code)
         futures = self._submit_all([job for _, job in looks])
         return list(zip([batch for batch, _ in looks], futures, strict=True))
 
     @staticmethod
     def _check_jobs(
-        exercise: Exercise, code: str, stage: list[check_jobs.Chunk] | None = None
-    ) -> list[tuple[check_jobs.Batch, Job]]:
+        exercise: Exercise, code: str, stage: list[distribution_jobs.Chunk] | None = None
+    ) -> list[tuple[distribution_jobs.Batch, Job]]:
         """The distribution check's jobs on ``stage``, the first stage unless given (none
         declared: [])."""
         check = exercise.distribution
         if check is None:
             return []
-        return check_jobs.check_jobs(
+        return distribution_jobs.check_jobs(
             check, code, exercise.entry_point, exercise.helpers_code, exercise.limits, stage=stage
         )
 
@@ -305,22 +305,22 @@ class Judge:
         self,
         exercise: Exercise,
         code: str,
-        futures: list[tuple[check_jobs.Batch, Future[RunResult]]],
+        futures: list[tuple[distribution_jobs.Batch, Future[RunResult]]],
     ) -> RunResult:
         """The check's first-stage jobs waited for, then the rest of the trials of each pair
         whose first look did not settle it, as one result (a case per pair, in order)."""
         check = exercise.distribution
         assert check is not None
         done = [(batch, await self._outcome(exercise, future)) for batch, future in futures]
-        looked = check_jobs.merged_result(check, done)
-        rest = check_jobs.second_stage(check, looked)
+        looked = distribution_jobs.merged_result(check, done)
+        rest = distribution_jobs.second_stage(check, looked)
         if not rest:
             return looked
         more = self._check_jobs(exercise, code, rest)
         started = self._submit_all([job for _, job in more])
         for (batch, _), future in zip(more, started, strict=True):
             done.append((batch, await self._outcome(exercise, future)))
-        return check_jobs.merged_result(check, done)
+        return distribution_jobs.merged_result(check, done)
 
     async def check_rows_async(
         self, exercise: Exercise, code: str, exact_failed: bool

@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from app import checks
-from app.checks import Feedback, parse_type
-from app.tolerance import EXACT, Tolerance
+from app.grading import compare as cmp
+from app.grading.compare import Feedback, parse_type
+from app.grading.tolerance import EXACT, Tolerance
 
 TOLERANT = Tolerance(rel_tol=1e-9, abs_tol=1e-12)
 
@@ -45,7 +45,7 @@ def test_return_grammar() -> None:
 def test_type_problems_say_exactly_what_is_wrong(value, message) -> None:
     spec = parse_type("tuple[list[int], int]")
     returned = {"t": "tuple", "v": [value, tag_int(1)]}
-    problem = checks.type_problem(
+    problem = cmp.type_problem(
         returned, spec, "your return value", ("accepted_tokens", "num_accepted")
     )
     assert problem is not None and message in problem
@@ -54,13 +54,13 @@ def test_type_problems_say_exactly_what_is_wrong(value, message) -> None:
 def test_numpy_integers_count_as_ints() -> None:
     spec = parse_type("list[int]")
     value = {"t": "list", "v": [{"t": "numpy", "dtype": "int64", "v": 2}, tag_int(3)]}
-    assert checks.type_problem(value, spec, "x") is None
+    assert cmp.type_problem(value, spec, "x") is None
 
 
 def test_a_tuple_of_the_wrong_length_is_named() -> None:
     spec = parse_type("tuple[list[int], int]")
     value = {"t": "tuple", "v": [{"t": "list", "v": []}]}
-    assert "tuple of 2 items, got 1" in checks.type_problem(value, spec, "your return value")
+    assert "tuple of 2 items, got 1" in cmp.type_problem(value, spec, "your return value")
 
 
 def test_sequence_feedback_uses_the_exercise_wording() -> None:
@@ -68,59 +68,57 @@ def test_sequence_feedback_uses_the_exercise_wording() -> None:
         extra="position {i}: you accepted token {actual} but the reference rejected it",
         missing="position {i}: you rejected token {expected} but the reference accepted it",
     )
-    assert checks.value_problem([10, 20], [10], "x", wording) == (
+    assert cmp.value_problem([10, 20], [10], "x", wording) == (
         "position 1: you accepted token 20 but the reference rejected it"
     )
-    assert checks.value_problem([], [5], "x", wording) == (
+    assert cmp.value_problem([], [5], "x", wording) == (
         "position 0: you rejected token 5 but the reference accepted it"
     )
-    assert checks.value_problem([1, 2], [1, 2], "x", wording) is None
-    assert "you returned 3 but the reference returned 2" in checks.value_problem(3, 2, "n", wording)
+    assert cmp.value_problem([1, 2], [1, 2], "x", wording) is None
+    assert "you returned 3 but the reference returned 2" in cmp.value_problem(3, 2, "n", wording)
 
 
 def test_an_empty_answer_gets_the_exercise_sentence_when_it_has_one() -> None:
     never_empty = Feedback(empty="you returned no tokens; the reference returned {expected}")
-    assert checks.value_problem([], [0, 2], "x", never_empty) == (
+    assert cmp.value_problem([], [0, 2], "x", never_empty) == (
         "you returned no tokens; the reference returned [0, 2]"
     )
-    assert checks.value_problem([], [], "x", never_empty) is None
-    assert checks.value_problem([1], [0, 2], "x", never_empty) == (
+    assert cmp.value_problem([], [], "x", never_empty) is None
+    assert cmp.value_problem([1], [0, 2], "x", never_empty) == (
         "position 0: you returned 1 but the reference returned 0"
     )
 
 
 def test_equality_is_on_plain_data_with_exact_kinds() -> None:
-    assert checks.same([1, 2], [1, 2])
-    assert not checks.same([True], [1])
-    assert checks.same(0.1 + 0.2, 0.3, TOLERANT)
-    assert not checks.same(0.1 + 0.2, 0.3)  # without a declared tolerance, floats are exact
-    assert not checks.same("1", 1)
+    assert cmp.same([1, 2], [1, 2])
+    assert not cmp.same([True], [1])
+    assert cmp.same(0.1 + 0.2, 0.3, TOLERANT)
+    assert not cmp.same(0.1 + 0.2, 0.3)  # without a declared tolerance, floats are exact
+    assert not cmp.same("1", 1)
 
 
 def test_draw_counts_are_told_both_ways() -> None:
-    assert (
-        checks.draws_problem(4, 3) == "your function drew 4 random numbers; the reference draws 3"
-    )
-    assert checks.draws_problem(1, 2) == "your function drew 1 random number; the reference draws 2"
-    assert checks.draws_problem(3, 3) is None
-    assert checks.draws_problem(5, None) is None
+    assert cmp.draws_problem(4, 3) == "your function drew 4 random numbers; the reference draws 3"
+    assert cmp.draws_problem(1, 2) == "your function drew 1 random number; the reference draws 2"
+    assert cmp.draws_problem(3, 3) is None
+    assert cmp.draws_problem(5, None) is None
 
 
 def test_mutation_is_detected_per_argument() -> None:
     inputs = {"draft": [1, 2], "p": [[0.5, 0.5]]}
     kinds = {"draft": "list", "p": "ndarray"}
     unchanged = {"draft": {"t": "list", "v": [tag_int(1), tag_int(2)]}, "p": [[0.5, 0.5]]}
-    assert checks.mutation_problem(inputs, unchanged, kinds) is None
+    assert cmp.mutation_problem(inputs, unchanged, kinds) is None
     popped = dict(unchanged, draft={"t": "list", "v": [tag_int(1)]})
-    assert "modified its argument draft" in checks.mutation_problem(inputs, popped, kinds)
+    assert "modified its argument draft" in cmp.mutation_problem(inputs, popped, kinds)
     scaled = dict(unchanged, p=[[1.0, 1.0]])
-    assert "modified its argument p" in checks.mutation_problem(inputs, scaled, kinds)
+    assert "modified its argument p" in cmp.mutation_problem(inputs, scaled, kinds)
 
 
 def test_internal_paths_are_scrubbed() -> None:
     text = f"error in {sys.prefix}/lib/python3.11/site-packages/numpy/x.py"
-    assert sys.prefix not in checks.scrub(text)
-    assert "<judge>" in checks.scrub(text)
+    assert sys.prefix not in cmp.scrub(text)
+    assert "<judge>" in cmp.scrub(text)
 
 
 def tag_float(v):
@@ -158,7 +156,7 @@ GAMMA_NAMES = ("gamma", "speedup")
     ],
 )
 def test_an_int_and_a_float_in_a_tuple_are_what_is_due(value, message) -> None:
-    problem = checks.type_problem(value, GAMMA, "your return value", GAMMA_NAMES)
+    problem = cmp.type_problem(value, GAMMA, "your return value", GAMMA_NAMES)
     assert problem is not None and message in problem
 
 
@@ -170,21 +168,21 @@ def test_numpy_numbers_and_an_int_speedup_fit_a_tuple_of_int_and_float() -> None
             {"t": "numpy", "dtype": "float64", "v": 3.0},
         ],
     }
-    assert checks.type_problem(numpy_pair, GAMMA, "x", GAMMA_NAMES) is None
+    assert cmp.type_problem(numpy_pair, GAMMA, "x", GAMMA_NAMES) is None
     whole = {"t": "tuple", "v": [tag_int(0), tag_int(1)]}  # f(0) = 1 written as an int
-    assert checks.type_problem(whole, GAMMA, "x", GAMMA_NAMES) is None
+    assert cmp.type_problem(whole, GAMMA, "x", GAMMA_NAMES) is None
 
 
 def test_a_float_off_the_reference_says_by_how_much() -> None:
-    assert checks.value_problem(3.0912, 3.0921, "speedup", Feedback(), TOLERANT) == (
+    assert cmp.value_problem(3.0912, 3.0921, "speedup", Feedback(), TOLERANT) == (
         "speedup: you returned 3.0912, the reference 3.0921 (off by 9.0e-4, relative 2.9e-4; "
         "the tolerance is 1e-9 relative)"
     )
     # Near zero the absolute bound is the one that applies, and there is no relative error.
-    assert checks.value_problem(1e-9, 0.0, "x", Feedback(), TOLERANT) == (
+    assert cmp.value_problem(1e-9, 0.0, "x", Feedback(), TOLERANT) == (
         "x: you returned 1e-09, the reference 0.0 (off by 1.0e-9; the tolerance is 1e-12 absolute)"
     )
-    assert checks.value_problem(1.5, 1.0, "x", Feedback()) == (
+    assert cmp.value_problem(1.5, 1.0, "x", Feedback()) == (
         "x: you returned 1.5, the reference 1.0 (off by 0.5, relative 0.5; "
         "floats must match the reference exactly)"
     )
@@ -192,39 +190,39 @@ def test_a_float_off_the_reference_says_by_how_much() -> None:
 
 def test_within_the_tolerance_passes_and_just_outside_fails() -> None:
     expected = 3.0920795428571433
-    assert checks.value_problem(expected * (1 + 5e-10), expected, "s", Feedback(), TOLERANT) is None
-    assert checks.value_problem(expected * (1 - 5e-10), expected, "s", Feedback(), TOLERANT) is None
-    assert checks.value_problem(expected * (1 + 2e-9), expected, "s", Feedback(), TOLERANT)
-    assert checks.same(1e-13, 0.0, TOLERANT) and not checks.same(1e-11, 0.0, TOLERANT)
+    assert cmp.value_problem(expected * (1 + 5e-10), expected, "s", Feedback(), TOLERANT) is None
+    assert cmp.value_problem(expected * (1 - 5e-10), expected, "s", Feedback(), TOLERANT) is None
+    assert cmp.value_problem(expected * (1 + 2e-9), expected, "s", Feedback(), TOLERANT)
+    assert cmp.same(1e-13, 0.0, TOLERANT) and not cmp.same(1e-11, 0.0, TOLERANT)
     # an int where a float is due is compared by value, within the same bound
-    assert checks.same(1, 1.0) and checks.same(1, 1.0 + 1e-12, TOLERANT)
-    assert not checks.same(1, 1.0 + 1e-12)
+    assert cmp.same(1, 1.0) and cmp.same(1, 1.0 + 1e-12, TOLERANT)
+    assert not cmp.same(1, 1.0 + 1e-12)
 
 
 def test_ints_are_exact_whatever_the_tolerance() -> None:
     loose = Tolerance(rel_tol=0.5, abs_tol=10)
-    assert not checks.same(9, 8, loose)
-    assert checks.value_problem(9, 8, "gamma", Feedback(), loose) == (
+    assert not cmp.same(9, 8, loose)
+    assert cmp.value_problem(9, 8, "gamma", Feedback(), loose) == (
         "gamma: you returned 9 but the reference returned 8"
     )
-    assert not checks.same(True, 1.0, loose)
+    assert not cmp.same(True, 1.0, loose)
 
 
 def test_non_finite_floats_are_named_not_quoted() -> None:
     # the sandbox sends nan and infinities as these strings (JSON has neither)
-    assert checks.value_problem("nan", 5.5, "speedup", Feedback(), TOLERANT) == (
+    assert cmp.value_problem("nan", 5.5, "speedup", Feedback(), TOLERANT) == (
         "speedup: you returned nan (not a number), the reference 5.5"
     )
-    assert checks.value_problem("inf", 5.5, "speedup", Feedback(), TOLERANT) == (
+    assert cmp.value_problem("inf", 5.5, "speedup", Feedback(), TOLERANT) == (
         "speedup: you returned inf, the reference 5.5"
     )
-    assert checks.same("nan", "nan", TOLERANT) and checks.same("-inf", "-inf")
-    assert not checks.same("inf", "-inf", TOLERANT)
+    assert cmp.same("nan", "nan", TOLERANT) and cmp.same("-inf", "-inf")
+    assert not cmp.same("inf", "-inf", TOLERANT)
 
 
 def test_floats_in_a_list_are_compared_item_by_item_with_the_tolerance() -> None:
-    assert checks.same([1.0, 2.0 + 1e-12], [1.0, 2.0], TOLERANT)
-    assert checks.value_problem([1.0, 2.5], [1.0, 2.0], "x", Feedback(), TOLERANT) == (
+    assert cmp.same([1.0, 2.0 + 1e-12], [1.0, 2.0], TOLERANT)
+    assert cmp.value_problem([1.0, 2.5], [1.0, 2.0], "x", Feedback(), TOLERANT) == (
         "position 1: you returned 2.5, the reference 2.0 (off by 0.5, relative 0.25; "
         "the tolerance is 1e-9 relative)"
     )
@@ -252,7 +250,7 @@ def test_the_default_tolerance_is_exact() -> None:
 
 
 def test_values_too_large_to_show_are_never_equal_not_even_to_each_other() -> None:
-    from app.checks import mutation_problem, plain, same
+    from app.grading.compare import mutation_problem, plain, same
 
     big = {"t": "int", "v": None, "big": True}
     huge = {"t": "too_big", "type": "list"}
@@ -268,7 +266,7 @@ def test_values_too_large_to_show_are_never_equal_not_even_to_each_other() -> No
 
 
 def test_unchecked_arguments_are_named() -> None:
-    from app.checks import unchecked_arguments, unchecked_note
+    from app.grading.compare import unchecked_arguments, unchecked_note
 
     kinds = {"a": "list", "b": "ndarray", "c": "value"}
     after = {"a": {"t": "list", "v": []}, "b": {"t": "too_big", "type": "ndarray"}, "c": None}
@@ -278,7 +276,7 @@ def test_unchecked_arguments_are_named() -> None:
 
 
 def test_an_unseen_part_is_found_at_any_depth() -> None:
-    from app.checks import unchecked_arguments
+    from app.grading.compare import unchecked_arguments
 
     kinds = {"a": "list", "b": "ndarray"}
 

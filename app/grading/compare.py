@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.tolerance import EXACT, Tolerance, as_number, float_mismatch
+from app.grading.tolerance import EXACT, Tolerance, as_number, float_mismatch
 from sandbox import CaseRun, Outcome
 
 # -- the return contract: a tiny type grammar ("tuple[list[int], int]") ---------------------

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from app import feedback, reports
 from app.catalog import Case, Exercise
+from app.grading import feedback, reports
 from sandbox import Outcome, RandomMode, RunResult
 
 MAX_SEED = 2**63 - 1

@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from app import checks
+from app.grading import compare
 from sandbox import CaseRun
 
 
@@ -173,7 +173,7 @@ def expected_from_run(run: CaseRun, counts_draws: bool) -> dict[str, Any]:
     ``draws`` and ``drawn`` (the numbers it drew) when the exercise counts draws; ``trace``
     when the reference job ran the exercise's trace function and it succeeded.
     """
-    expected: dict[str, Any] = {"value": checks.plain(run.value)}
+    expected: dict[str, Any] = {"value": compare.plain(run.value)}
     if counts_draws:
         expected["draws"] = run.draws
         expected["drawn"] = list(run.drawn or ())
