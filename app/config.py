@@ -62,6 +62,11 @@ class Settings(BaseModel):
         DEFAULT_DATABASE_URL,
         description="submission history: sqlite:///PATH or postgresql://...; None disables it",
     )
+    history_spool: str | None = Field(
+        None,
+        description="folder where rows wait until the database takes them (and across a "
+        "restart); default: beside the SQLite file, or var/history-spool; empty: no spool",
+    )
 
     learner_in_flight: int = Field(
         2, ge=1, le=1000, description="grades one learner (or one address) may have at once"

@@ -2,9 +2,13 @@
 
 A database is named by a URL, as architecture.md says: ``sqlite:///PATH`` for one judge,
 ``postgresql://USER:PASSWORD@HOST:PORT/DB`` when replicas share their history. Both backends
-store the same ``submissions`` table and answer the same calls (insert, count, recent,
-read, close); ``app.history.History`` decides when to call them. Every call is made under the
-backend's own lock, so one connection serves the writer thread and the readers.
+store the same ``submissions`` table and answer the same calls (prepare, insert, reset, count,
+recent, read, close); ``app.history.History`` decides when to call them. Every call is made
+under the backend's own lock, so one connection serves the writer thread and the readers.
+
+Each row carries a ``row_key`` drawn when it was recorded, unique in the table: an insert skips
+the keys already stored, so a batch written again (its COMMIT's answer lost, or replayed from the
+spool after a restart) is stored once.
 """
 
 from __future__ import annotations
@@ -13,11 +17,8 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import Any, Protocol, cast
 from urllib.parse import urlsplit, urlunsplit
-
-if TYPE_CHECKING:
-    import psycopg
 
 SQLITE_PREFIX = "sqlite:///"
 POSTGRES_SCHEMES = ("postgresql", "postgres")
@@ -32,6 +33,7 @@ COLUMNS = (
     "total",
     "duration_ms",
     "code_sha256",
+    "row_key",
     "learner_hash",
     "mode",
     "code",
@@ -49,12 +51,16 @@ CREATE TABLE IF NOT EXISTS submissions (
     passed INTEGER NOT NULL,
     total INTEGER NOT NULL,
     duration_ms REAL NOT NULL,
-    code_sha256 TEXT NOT NULL
+    code_sha256 TEXT NOT NULL,
+    row_key TEXT
 );
 CREATE INDEX IF NOT EXISTS submissions_by_exercise ON submissions (exercise_id, created_at);
 """
-# Columns added after the table's first release: NULLable, added to an existing table at open
-# (a row written, or spooled, before them keeps NULL there). learner_hash is the SHA-256 of the
+# A table made before rows had keys gets the column; the unique index is made after it.
+ROW_KEY_COLUMN = "ALTER TABLE submissions ADD COLUMN row_key TEXT"
+ROW_KEY_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS submissions_row_key ON submissions (row_key)"
+# The learner's and instructor's columns: NULLable, added to an existing table at open (a row
+# written, or spooled, before them keeps NULL there). learner_hash is the SHA-256 of the
 # learner's cookie, never the cookie; failed is a JSON list of the cases that ran and failed.
 ADDED_COLUMNS = (("learner_hash", "TEXT"), ("mode", "TEXT"), ("code", "TEXT"), ("failed", "TEXT"))
 # The learner's own pages read by learner; the instructor's statistics group by exercise, then
@@ -77,22 +83,28 @@ POSTGRES_SCHEMA = (
         passed INTEGER NOT NULL,
         total INTEGER NOT NULL,
         duration_ms DOUBLE PRECISION NOT NULL,
-        code_sha256 TEXT NOT NULL
+        code_sha256 TEXT NOT NULL,
+        row_key TEXT
     )
     """,
     "CREATE INDEX IF NOT EXISTS submissions_by_exercise ON submissions (exercise_id, created_at)",
+    "ALTER TABLE submissions ADD COLUMN IF NOT EXISTS row_key TEXT",
+    ROW_KEY_INDEX,
     *(f"ALTER TABLE submissions ADD COLUMN IF NOT EXISTS {n} {t}" for n, t in ADDED_COLUMNS),
     *ADDED_INDEXES,
 )
-# Replicas starting together would race on CREATE TABLE IF NOT EXISTS (two creators, one gets
-# a unique violation from the catalog); a transaction-scoped advisory lock serialises them.
-SCHEMA_LOCK_KEY = 0x6A756467  # "judg"
-CONNECT_TIMEOUT_S = 5
-STATEMENT_TIMEOUT_MS = 10_000
 
 
 class DatabaseError(Exception):
-    """The history database cannot be opened or used; the message is safe to log."""
+    """The history database cannot be opened or used; the message is safe to log.
+
+    ``lasting`` when waiting will not help (a refused password, a database that does not exist,
+    a path that cannot be a SQLite file): a start-up with it stops instead of retrying.
+    """
+
+    def __init__(self, message: str, *, lasting: bool = False) -> None:
+        super().__init__(message)
+        self.lasting = lasting
 
 
 class Database(Protocol):
@@ -101,7 +113,13 @@ class Database(Protocol):
     kind: str
     placeholder: str
 
+    def prepare(self) -> None:
+        """Connect if need be and make sure the table exists; DatabaseError if it cannot."""
+
     def insert(self, rows: Sequence[Row]) -> None: ...
+
+    def reset(self) -> None:
+        """Forget the connection after a failure: the next ``prepare`` opens a new one."""
 
     def count(self, exercise_id: str | None = None) -> int: ...
 
@@ -118,8 +136,19 @@ def check_url(url: str) -> str:
     """Return ``url`` if a backend here can open it; ValueError naming what is supported."""
     if url.startswith(SQLITE_PREFIX) and url != SQLITE_PREFIX:
         return url
-    parts = urlsplit(url)
-    if parts.scheme in POSTGRES_SCHEMES and (parts.hostname or parts.path.strip("/")):
+    try:
+        parts = urlsplit(url)
+        named = parts.scheme in POSTGRES_SCHEMES and bool(parts.hostname or parts.path.strip("/"))
+        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+    except ValueError:  # an unparsable netloc (a bad IPv6 address, a port that is no number)
+        named = False
+    if named:
+        from psycopg import ProgrammingError, conninfo
+
+        try:
+            conninfo.conninfo_to_dict(url)
+        except ProgrammingError as exc:
+            raise ValueError(f"invalid database URL {redact(url)!r}: {one_line(exc)}") from None
         return url
     raise ValueError(f"unsupported database URL {redact(url)!r}: use {SUPPORTED}")
 
@@ -144,12 +173,17 @@ def sqlite_path(url: str) -> str:
     return url[len(SQLITE_PREFIX) :]
 
 
-def open_database(url: str) -> Database:
-    """Connect to the database ``url`` names and make sure its table exists."""
+def open_database(url: str, *, connect: bool = True) -> Database:
+    """The database ``url`` names, connected and its table made unless ``connect`` is false."""
     check_url(url)
+    database: Database
     if url.startswith(SQLITE_PREFIX):
-        return SqliteDatabase(sqlite_path(url))
-    return PostgresDatabase(url)
+        database = SqliteDatabase(sqlite_path(url))
+    else:
+        from app.postgres import PostgresDatabase
+
+        database = PostgresDatabase(url, connect=connect)
+    return database
 
 
 def describe(url: str | None) -> dict[str, object]:
@@ -172,8 +206,7 @@ def describe(url: str | None) -> dict[str, object]:
         finally:
             database.close()
     except (DatabaseError, ValueError) as exc:
-        reason = " ".join(str(exc).split())  # libpq's messages span lines
-        return {"enabled": False, "url": shown, "detail": f"unusable: {reason}"}
+        return {"enabled": False, "url": shown, "detail": f"unusable: {one_line(exc)}"}
     return {"enabled": True, "url": shown, "detail": f"reachable, {stored} submission(s) stored"}
 
 
@@ -185,7 +218,10 @@ class _Submissions:
     @property
     def insert_statement(self) -> str:
         marks = ", ".join(self.placeholder for _ in COLUMNS)
-        return f"INSERT INTO submissions ({', '.join(COLUMNS)}) VALUES ({marks})"
+        return (
+            f"INSERT INTO submissions ({', '.join(COLUMNS)}) VALUES ({marks})"
+            " ON CONFLICT (row_key) DO NOTHING"
+        )
 
     def _read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
         raise NotImplementedError
@@ -208,45 +244,97 @@ class _Submissions:
 
 
 class SqliteDatabase(_Submissions):
-    """One SQLite connection (WAL for a file), shared under a lock."""
+    """One SQLite connection (WAL for a file), shared under a lock, reopened after a failure.
+
+    A path that cannot be opened at all is a lasting error; a write that fails later (a full
+    disk, a locked file) is not: ``reset`` drops the connection and the next call reopens it,
+    so whatever state SQLite was left in by the failure is not carried on.
+    """
 
     kind = "sqlite"
 
     def __init__(self, path: str) -> None:
+        self._path = path
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
         try:
             if path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            if path != ":memory:":
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(SQLITE_SCHEMA)
-            _add_sqlite_columns(self._db)
-        except (OSError, sqlite3.Error) as exc:
-            raise DatabaseError(f"cannot open SQLite database {path!r}: {exc}") from exc
-        self._lock = threading.Lock()
+            with self._lock:
+                self._connection()
+        except (OSError, DatabaseError) as exc:
+            message = f"cannot open SQLite database {path!r}: {exc}"
+            raise DatabaseError(message, lasting=True) from exc
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is not None:
+            return self._db
+        try:
+            db = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise DatabaseError(f"SQLite: {exc}") from exc
+        try:
+            if self._path != ":memory:":
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(SQLITE_SCHEMA)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(submissions)")}
+            if "row_key" not in columns:
+                db.execute(ROW_KEY_COLUMN)
+            db.execute(ROW_KEY_INDEX)
+            _add_sqlite_columns(db)
+        except sqlite3.Error as exc:
+            db.close()
+            raise DatabaseError(f"SQLite: {exc}") from exc
+        self._db = db
+        return db
+
+    def prepare(self) -> None:
+        with self._lock:
+            self._connection()
+
+    def reset(self) -> None:
+        if self._path == ":memory:":
+            return  # a new connection would be a new, empty database
+        with self._lock:
+            self._drop()
+
+    def _drop(self) -> None:
+        if self._db is not None:
+            try:
+                self._db.close()
+            except sqlite3.Error:
+                pass
+            self._db = None
 
     def insert(self, rows: Sequence[Row]) -> None:
         with self._lock:
+            db = self._connection()
             try:
-                self._db.execute("BEGIN")
+                db.execute("BEGIN")
                 try:
-                    self._db.executemany(self.insert_statement, rows)
-                    self._db.execute("COMMIT")
+                    db.executemany(self.insert_statement, rows)
+                    db.execute("COMMIT")
                 except BaseException:
-                    self._db.execute("ROLLBACK")
+                    # SQLite rolls back by itself on some errors (SQLITE_FULL): a ROLLBACK then
+                    # would fail with "no transaction is active" and hide the real error.
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
                     raise
             except sqlite3.Error as exc:
                 raise DatabaseError(f"SQLite insert failed: {exc}") from exc
 
     def _read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
         with self._lock:
-            cursor = self._db.execute(sql, args)
+            try:
+                cursor = self._connection().execute(sql, args)
+            except sqlite3.Error as exc:
+                raise DatabaseError(f"SQLite query failed: {exc}") from exc
             return [d[0] for d in cursor.description], cursor.fetchall()
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            self._drop()
 
 
 def _add_sqlite_columns(db: sqlite3.Connection) -> None:
@@ -264,118 +352,6 @@ def _add_sqlite_columns(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
-class PostgresDatabase(_Submissions):
-    """One psycopg connection, reopened when the server went away between two calls.
-
-    psycopg is imported only here, so a judge on SQLite never loads it. A lost connection is
-    noticed by the next statement that uses it: reads and not-yet-committed inserts are then
-    retried once on a new connection. A failure at COMMIT is not retried, since the rows may
-    have landed.
-    """
-
-    kind = "postgresql"
-    placeholder = "%s"
-
-    def __init__(self, url: str) -> None:
-        try:
-            import psycopg
-        except ImportError as exc:  # pragma: no cover - psycopg is a dependency of the judge
-            raise DatabaseError("PostgreSQL needs the psycopg package") from exc
-        self._psycopg = psycopg
-        self._url = url
-        self._lock = threading.Lock()
-        self._conn: psycopg.Connection[Any] | None = None
-        with self._lock:
-            conn = self._connection()
-            try:
-                with conn.transaction():
-                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK_KEY,))
-                    for statement in POSTGRES_SCHEMA:
-                        conn.execute(statement)
-            except psycopg.Error as exc:
-                self._drop()
-                raise DatabaseError(f"cannot create the submissions table: {exc}") from exc
-
-    def _connection(self) -> psycopg.Connection[Any]:
-        if self._conn is not None and not self._conn.closed and not self._conn.broken:
-            return self._conn
-        self._drop()
-        try:
-            self._conn = self._psycopg.connect(
-                self._url,
-                autocommit=True,
-                connect_timeout=CONNECT_TIMEOUT_S,
-                application_name="judge",
-                options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
-                # A server that vanishes without closing the connection (a dead host, a cut
-                # network) is noticed in about half a minute instead of never.
-                keepalives=1,
-                keepalives_idle=10,
-                keepalives_interval=5,
-                keepalives_count=3,
-                tcp_user_timeout=30_000,
-            )
-        except self._psycopg.Error as exc:
-            # libpq's message names host and port, never the password.
-            raise DatabaseError(f"cannot connect to {redact(self._url)}: {exc}") from exc
-        return self._conn
-
-    def _drop(self) -> None:
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except self._psycopg.Error:
-                pass
-            self._conn = None
-
-    def insert(self, rows: Sequence[Row]) -> None:
-        psycopg = self._psycopg
-        with self._lock:
-            for attempt in (1, 2):
-                conn = self._connection()
-                try:
-                    conn.execute("BEGIN")
-                    with conn.cursor() as cursor:
-                        cursor.executemany(self.insert_statement, rows)
-                except psycopg.OperationalError as exc:
-                    self._drop()
-                    if attempt == 2:
-                        raise DatabaseError(f"PostgreSQL insert failed: {exc}") from exc
-                    continue
-                except psycopg.Error as exc:
-                    self._rollback(conn)
-                    raise DatabaseError(f"PostgreSQL insert failed: {exc}") from exc
-                try:
-                    conn.execute("COMMIT")
-                except psycopg.Error as exc:
-                    self._drop()
-                    raise DatabaseError(f"PostgreSQL commit failed: {exc}") from exc
-                return
-
-    def _rollback(self, conn: psycopg.Connection[Any]) -> None:
-        try:
-            conn.execute("ROLLBACK")
-        except self._psycopg.Error:
-            self._drop()
-
-    def _read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
-        psycopg = self._psycopg
-        with self._lock:
-            retried = False
-            while True:
-                conn = self._connection()
-                try:
-                    cursor = conn.execute(sql, args)
-                    names = [d.name for d in cursor.description or ()]
-                    return names, cursor.fetchall()
-                except psycopg.OperationalError as exc:
-                    self._drop()
-                    if retried:
-                        raise DatabaseError(f"PostgreSQL query failed: {exc}") from exc
-                    retried = True
-                except psycopg.Error as exc:
-                    raise DatabaseError(f"PostgreSQL query failed: {exc}") from exc
-
-    def close(self) -> None:
-        with self._lock:
-            self._drop()
+def one_line(exc: BaseException) -> str:
+    """An error's message on one line (libpq's span several)."""
+    return " ".join(str(exc).split()) or type(exc).__name__

@@ -1,9 +1,14 @@
 """Submission history, written by one background thread to the database a URL names.
 
-``record`` only enqueues, so it is safe to call from the event loop; a failing disk or database
-server costs history rows (logged and counted), never a grade. The code is stored (the learner
-gets it back) with its SHA-256, beside the learner id's hash, never the id. The backends
-(SQLite, PostgreSQL) live in ``app.databases``.
+``record`` only appends the row to the spool and to memory, so it is safe to call from the
+event loop and grading never waits on the database. Rows the database cannot take (it is down,
+not up yet, its disk is full) are not dropped: the writer keeps them and retries, with a
+backoff, until they are written, each once (rows carry a key the database deduplicates on).
+Bounds: ``BACKLOG`` rows in memory; past that, rows that reached the spool wait there only
+(``app.spool``: it also carries them across a judge's restart or kill); a row that fits in
+neither is lost, counted and said in the log. The log says each change of state once.
+Each row keeps the code (the learner gets it back) and its SHA-256, beside the hash of the
+learner's id, never the id. The backends live in ``app.databases``.
 """
 
 from __future__ import annotations
@@ -11,22 +16,38 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import queue
+import secrets
 import threading
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
-from app.databases import Database, DatabaseError, SqliteDatabase, open_database, redact
+from app.databases import (
+    COLUMNS,
+    SQLITE_PREFIX,
+    Database,
+    DatabaseError,
+    Row,
+    SqliteDatabase,
+    one_line,
+    open_database,
+    sqlite_path,
+)
 from app.schemas import Report, Status
+from app.spool import Orphan, Spool, SpoolError
 
 log = logging.getLogger("judge.storage")
 
 BACKLOG = 10_000
 BATCH = 256
 CLOSE_TIMEOUT_S = 10
-_STOP = None
-NOT_RUN_PREFIX = "not run:"  # app.reports.not_run_message: a case after the one that spent it
+RETRY_FIRST_S = 0.25
+RETRY_MAX_S = 5.0
+STALLED_S = 5.0  # a write that has not answered for this long makes the history degraded
+POSTGRES_SPOOL = Path("var/history-spool")
+NOT_RUN_PREFIX = "not run:"  # app.grading's not-run rows: after the case that spent the budget
 
 
 def failed_cases(report: Report) -> str | None:
@@ -45,13 +66,11 @@ def failed_cases(report: Report) -> str | None:
     return json.dumps(failed, separators=(",", ":"))
 
 
-def row_values(
-    exercise_id: str, report: Report, code: str, learner: str | None = None
-) -> tuple[object, ...]:
+def row_values(exercise_id: str, report: Report, code: str, learner: str | None = None) -> Row:
     """One submission as the database stores it, in ``app.databases.COLUMNS`` order.
 
-    Made when the submission is recorded, so the backlog holds a few fields per row, not the
-    whole report. ``learner`` is the learner id's hash (``app.learners.learner_hash``).
+    Made when the submission is recorded, so the backlog holds a few fields and the code per
+    row, not the whole report. ``learner`` is the learner id's hash (``app.learners``).
     """
     text = code.encode("utf-8", "surrogatepass")
     digest = hashlib.sha256(text).hexdigest()
@@ -64,67 +83,152 @@ def row_values(
         report.total,
         report.duration_ms,
         digest,
+        secrets.token_hex(16),
         learner,
         report.mode.value,
         # Stored as the learner can get it back; a lone surrogate (valid in JSON, not in UTF-8)
-        # would make a PostgreSQL insert fail and lose the row, so it is replaced.
+        # would make a PostgreSQL insert fail, so it is replaced.
         text.decode("utf-8", "replace"),
         failed_cases(report),
     )
 
 
+def spool_folder(url: str, configured: str | None = None) -> Path | None:
+    """Where a history on ``url`` spools: ``configured`` ("" for nowhere), else beside the
+    SQLite file, or ``var/history-spool`` for a database on another machine."""
+    if configured is not None:
+        return Path(configured) if configured.strip() else None
+    if url.startswith(SQLITE_PREFIX):
+        path = sqlite_path(url)
+        return None if path == ":memory:" else Path(f"{path}-spool")
+    return POSTGRES_SPOOL
+
+
+def _row_from_spool(stored: dict[str, object]) -> Row:
+    return tuple(stored.get(name) for name in COLUMNS)
+
+
 class History:
-    """Append-only submission log over one database (a SQLite path, or an opened Database)."""
+    """Append-only submission log over one database (a SQLite path, or a Database)."""
 
     def __init__(
-        self, database: Database | str, *, close_timeout_s: float = CLOSE_TIMEOUT_S
+        self,
+        database: Database | str,
+        *,
+        spool: Path | None = None,
+        close_timeout_s: float = CLOSE_TIMEOUT_S,
     ) -> None:
         self._db = SqliteDatabase(database) if isinstance(database, str) else database
         self._close_timeout_s = close_timeout_s
-        self._queue: queue.Queue[tuple[object, ...] | None] = queue.Queue(maxsize=BACKLOG)
-        self._lost = 0  # rows dropped (backlog full) or not stored (database error)
-        self._lost_lock = threading.Lock()  # the event loop and the writer both count
+        try:
+            self._spool = Spool(spool) if spool is not None else None
+        except SpoolError as exc:
+            raise DatabaseError(str(exc), lasting=True) from exc
+        self._orphans: list[Orphan] = self._spool.orphans() if self._spool else []
+        lock = threading.Lock()
+        self._cond = threading.Condition(lock)  # wakes the writer: rows came, or stop
+        self._progress = threading.Condition(lock)  # wakes flush(): rows were written
+        self._rows: deque[Row] = deque()
+        self._taken = 0  # rows the writer is writing
+        self._overflow = 0  # rows that reached the spool only (memory was full)
+        self._replayed_to = 0  # own spool offset up to which those are written
+        self._unspooled = 0  # rows in memory that the spool could not take
+        self._lost = 0
+        self._failing_since: float | None = None
+        self._last_error: str | None = None
+        self._busy_since: float | None = None
+        self._warned: set[str] = set()  # conditions already logged in this episode
+        self._stopping = False
+        self._give_up_at = float("inf")
+        self._wake = threading.Event()
         self._ending = threading.Lock()  # who closes the database: close(), or a late writer
         self._writer_done = False
         self._writer_closes = False
+        try:
+            self._db.prepare()
+        except DatabaseError as exc:
+            if exc.lasting:
+                self._release_spool(keep=True)
+                raise
+            self._failed(exc)
         self._writer = threading.Thread(
             target=self._write_forever, name="judge-history", daemon=True
         )
         self._writer.start()
 
     @classmethod
-    def from_url(cls, url: str | None) -> History | None:
-        """Open the database named by ``url``; None (history off) if unset or unusable (logged)."""
+    def from_url(
+        cls, url: str | None, *, spool: str | None = None, **options: float
+    ) -> History | None:
+        """The history on ``url`` (None if unset), spooling as ``spool_folder`` says.
+
+        Raises DatabaseError for what waiting will not cure (an unsupported URL, a refused
+        login, a path that cannot be a SQLite file); a server that is merely not up is retried.
+        """
         if url is None:
             return None
         try:
-            return cls(open_database(url))
-        except (DatabaseError, ValueError) as exc:
-            log.error("submission history disabled: cannot open %s: %s", redact(url), exc)
-            return None
+            database = open_database(url, connect=False)
+        except ValueError as exc:
+            raise DatabaseError(str(exc), lasting=True) from exc
+        return cls(database, spool=spool_folder(url, spool), **options)
 
     @property
     def database(self) -> str:
         """The backend's kind: "sqlite" or "postgresql"."""
         return self._db.kind
 
+    @property
+    def healthy(self) -> bool:
+        return self.state()["state"] == "ok"
+
     def state(self) -> dict[str, object]:
-        """What an operator wants to see in /api/health: backend, rows waiting, rows lost."""
-        return {"database": self._db.kind, "backlog": self._queue.qsize(), "lost": self._lost}
+        """What /api/health shows: writing ("ok") or not, rows waiting, spooled and lost."""
+        with self._cond:
+            busy = self._busy_since
+            if self._failing_since is not None:
+                state = "retrying"
+            elif busy is not None and time.monotonic() - busy > STALLED_S:
+                state = "stalled"
+            else:
+                state = "ok"
+            spooled = (self._spool.rows if self._spool else 0) + sum(o.rows for o in self._orphans)
+            return {
+                "database": self._db.kind,
+                "state": state,
+                "backlog": len(self._rows) + self._taken + self._overflow,
+                "spooled": spooled,
+                "lost": self._lost,
+                "last_error": self._last_error if state != "ok" else None,
+            }
 
     def record(
         self, exercise_id: str, report: Report, code: str, learner: str | None = None
     ) -> None:
-        """Queue one graded submission for writing; never blocks, never raises."""
-        try:
-            self._queue.put_nowait(row_values(exercise_id, report, code, learner))
-        except queue.Full:
-            self._count_lost(1)
-            log.warning("submission history backlog full; dropping a row for %s", exercise_id)
+        """Keep one graded submission for writing; never blocks on the database, never raises.
+        ``learner``: the hash of the learner's id, never the id."""
+        row = row_values(exercise_id, report, code, learner)
+        with self._cond:
+            spooled = self._spool is not None and self._spool.append(
+                dict(zip(COLUMNS, row, strict=True))
+            )
+            if self._spool is not None and not spooled:
+                self._warn_once("spool", f"cannot spool rows ({self._spool.broken})")
+            if len(self._rows) < BACKLOG:
+                self._rows.append(row)
+                self._unspooled += not spooled
+                self._cond.notify()
+            elif spooled:
+                self._overflow += 1
+                self._warn_once("memory", f"{BACKLOG} rows wait in memory; more wait in the spool")
+            else:
+                self._lost += 1
+                self._warn_once("lost", "backlog full and nowhere to spool: rows are being LOST")
 
-    def flush(self) -> None:
-        """Block until every queued row is written (tests, shutdown)."""
-        self._queue.join()
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every row recorded so far is written (tests, shutdown); False on timeout."""
+        with self._progress:
+            return self._progress.wait_for(self._settled, timeout)
 
     def count(self, exercise_id: str | None = None) -> int:
         """How many submissions are stored, for one exercise or all."""
@@ -145,15 +249,20 @@ class History:
         return self._db.placeholder
 
     def close(self) -> None:
-        """Write what is queued, stop the writer, close the connection; idempotent.
+        """Write what waits (for up to ``close_timeout_s``), stop the writer, close; idempotent.
 
-        Waits at most ``close_timeout_s`` for the writer: one stuck in a database that stopped
-        answering holds the connection, so it is left to close it itself if it ever returns
-        (it is a daemon thread: it ends with the process anyway).
+        Rows still unwritten then stay in the spool for the next judge (or are counted lost if
+        they never reached it). A writer stuck in a database that stopped answering holds the
+        connection, so it is left to close it itself if it ever returns (a daemon thread: it
+        ends with the process anyway).
         """
-        if self._writer.is_alive():
-            self._queue.put(_STOP)
-            self._writer.join(timeout=self._close_timeout_s)
+        with self._cond:
+            if not self._stopping:
+                self._stopping = True
+                self._give_up_at = time.monotonic() + self._close_timeout_s
+            self._cond.notify_all()
+        self._wake.set()
+        self._writer.join(timeout=self._close_timeout_s + 1)
         with self._ending:
             if not self._writer_done:
                 self._writer_closes = True
@@ -164,31 +273,158 @@ class History:
                 return
         self._db.close()
 
-    def _count_lost(self, rows: int) -> None:
-        with self._lost_lock:
-            self._lost += rows
+    # The writer thread.
+
+    def _settled(self) -> bool:
+        return not self._rows and not self._taken and not self._overflow and not self._orphans
 
     def _write_forever(self) -> None:
+        delay = RETRY_FIRST_S
+        batch: list[Row] = []
         while True:
-            batch = [self._queue.get()]
-            while batch[-1] is not _STOP and len(batch) < BATCH:
-                try:
-                    batch.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            rows = [row for row in batch if row is not None]
+            with self._cond:
+                if not batch:
+                    self._cond.wait_for(lambda: self._rows or self._stopping or self._spool_work())
+                    batch = [self._rows.popleft() for _ in range(min(BATCH, len(self._rows)))]
+                    self._taken = len(batch)
             try:
-                if rows:
-                    self._db.insert(rows)
-            except (DatabaseError, ValueError):
-                self._count_lost(len(rows))
-                log.exception("could not store %d submission(s)", len(rows))
-            finally:
-                for _ in batch:
-                    self._queue.task_done()
-            if batch[-1] is _STOP:
-                with self._ending:
-                    self._writer_done = True
-                    if self._writer_closes:
-                        self._db.close()
+                self._replay_orphans()
+                self._write(batch)
+                with self._cond:
+                    self._taken = 0
+                    self._progress.notify_all()
+                batch = []
+                self._replay_overflow()
+                self._settle()
+                delay = RETRY_FIRST_S
+            except Exception as exc:  # noqa: BLE001 - any failure waits and retries, never kills
+                self._db.reset()
+                self._failed(exc)
+                if time.monotonic() < self._give_up_at:
+                    if self._wake.wait(delay):
+                        self._wake.clear()
+                    delay = min(delay * 2, RETRY_MAX_S)
+                    continue
+            with self._cond:
+                if self._stopping and (self._settled() or time.monotonic() >= self._give_up_at):
+                    break
+        self._finish(len(batch))
+
+    def _spool_work(self) -> bool:
+        return bool(self._overflow or self._orphans or self._failing_since is not None)
+
+    def _write(self, rows: list[Row]) -> None:
+        if not rows:
+            self._db.prepare()  # a retry with nothing in hand: is the database back?
+            return
+        with self._cond:
+            self._busy_since = time.monotonic()
+        try:
+            self._db.insert(rows)
+        finally:
+            with self._cond:
+                self._busy_since = None
+
+    def _batches(self, stored: Iterable[dict[str, object]]) -> Iterator[list[Row]]:
+        batch: list[Row] = []
+        for row in stored:
+            batch.append(_row_from_spool(row))
+            if len(batch) == BATCH:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    def _replay_orphans(self) -> None:
+        while self._orphans:
+            orphan = self._orphans[0]
+            for batch in self._batches(orphan.read()):
+                self._write(batch)
+            log.info(
+                "submission history: %d row(s) a judge that is gone left in %s are stored",
+                orphan.rows,
+                orphan.path,
+            )
+            with self._cond:
+                self._orphans.pop(0)
+                self._progress.notify_all()
+            orphan.done()
+
+    def _replay_overflow(self) -> None:
+        spool = self._spool
+        with self._cond:
+            if spool is None or not self._overflow:
                 return
+            waiting, start, end = self._overflow, self._replayed_to, spool.size
+        for batch in self._batches(spool.read(start, end)):
+            self._write(batch)
+        with self._cond:
+            self._overflow -= waiting
+            self._replayed_to = end
+            self._progress.notify_all()
+
+    def _settle(self) -> None:
+        """After a write: empty the spool once all of it is stored, and say a recovery once."""
+        with self._cond:
+            if self._settled():
+                if self._spool is not None:
+                    self._spool.clear()
+                self._replayed_to = 0
+                self._unspooled = 0
+            if self._failing_since is None:
+                return
+            waited = time.monotonic() - self._failing_since
+            self._failing_since = None
+            self._last_error = None
+            self._warned.clear()
+            lost = self._lost
+        log.warning(
+            "submission history: writing again after %.1f s (%d row(s) lost in all)", waited, lost
+        )
+
+    def _failed(self, exc: BaseException) -> None:
+        error = one_line(exc) if isinstance(exc, DatabaseError) else f"{type(exc).__name__}: {exc}"
+        with self._cond:
+            self._last_error = error
+            if self._failing_since is not None:
+                return
+            self._failing_since = time.monotonic()
+        where = f", then in the spool {self._spool.folder}" if self._spool else ""
+        log.error(
+            "submission history: cannot write (%s); rows wait (in memory up to %d%s) and are "
+            "retried",
+            error,
+            BACKLOG,
+            where,
+        )
+
+    def _warn_once(self, condition: str, message: str) -> None:
+        if condition not in self._warned:
+            self._warned.add(condition)
+            log.warning("submission history: %s", message)
+
+    def _finish(self, held: int) -> None:
+        """The writer's last act: what is left stays in the spool or is counted lost."""
+        with self._cond:
+            left = len(self._rows) + held + self._overflow
+            lost = min(self._unspooled, len(self._rows) + held)
+            self._lost += lost
+        self._release_spool(keep=left > 0)
+        if left:
+            where = f"; in the spool: {left - lost}" if self._spool else ""
+            log.error(
+                "submission history: stopped with %d row(s) unwritten (%d lost%s)",
+                left,
+                lost,
+                where,
+            )
+        with self._ending:
+            self._writer_done = True
+            if self._writer_closes:
+                self._db.close()
+
+    def _release_spool(self, *, keep: bool) -> None:
+        for orphan in self._orphans:
+            orphan.release()  # not replayed: the next judge to start takes it
+        if self._spool is not None:
+            self._spool.close(keep=keep)

@@ -74,7 +74,9 @@ def lifespan_for(
         history: History | None = None
         try:
             check_confinement(await asyncio.to_thread(active.health), settings)
-            history = await asyncio.to_thread(History.from_url, settings.database_url)
+            history = await asyncio.to_thread(
+                History.from_url, settings.database_url, spool=settings.history_spool
+            )
             app.state.catalog, app.state.judge, app.state.history = catalog, active, history
             log.info(
                 "judge ready: %d exercise(s), %d worker(s), queue %d",

@@ -7,12 +7,13 @@ import signal
 import sys
 import threading
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
 
 import uvicorn
 
-from app.config import Settings
+from app.config import ConfigError, Settings
 from app.main import create_app
+from app.startup import StartupError, prepare
 
 log = logging.getLogger("judge")
 
@@ -35,8 +36,12 @@ def server_config(app: Any, host: str, port: int) -> uvicorn.Config:
 
 
 def run(settings: Settings) -> None:
-    """Serve until interrupted; exits with status 3 if the app refused to start."""
-    app = create_app(settings)
+    """Serve until interrupted; one line on stderr and exit status 3 if it cannot start."""
+    try:
+        judge = prepare(settings)
+    except StartupError as exc:
+        _refuse(str(exc), 3)
+    app = create_app(settings, judge)
     server = uvicorn.Server(server_config(app, settings.host, settings.port))
     # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal against the
     # handler it found: make that a clean exit (status 0) instead of a traceback or a signal death.
@@ -49,11 +54,14 @@ def run(settings: Settings) -> None:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-        judge = getattr(app.state, "judge", None)
-        if judge is not None:
-            judge.close()  # idempotent; covers a shutdown that skipped the lifespan's exit
+        judge.close()  # idempotent; the app was handed it, so its lifespan leaves it to us
     if not server.started:
         sys.exit(3)
+
+
+def _refuse(reason: str, status: int) -> NoReturn:
+    print(f"judge: cannot start: {reason}", file=sys.stderr, flush=True)
+    sys.exit(status)
 
 
 def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
@@ -65,8 +73,16 @@ def serve(host: str, port: int, *, allow_unconfined: bool = False) -> None:
     overrides: dict[str, object] = {"host": host, "port": port}
     if allow_unconfined:
         overrides["allow_unconfined"] = True
-    run(Settings.from_env(**overrides))
+    try:
+        settings = Settings.from_env(**overrides)
+    except ConfigError as exc:
+        _refuse(str(exc), 2)
+    run(settings)
 
 
 if __name__ == "__main__":
-    run(Settings.from_env())
+    try:
+        from_env = Settings.from_env()
+    except ConfigError as exc:
+        _refuse(str(exc), 2)
+    run(from_env)

@@ -1,20 +1,61 @@
-"""Submission history: rows written off the request path, failures logged, never raised."""
+"""Submission history: rows written off the request path; a failing database loses none of them.
+
+The faults here are made to order (a database whose writes fail until told otherwise, over a
+real SQLite file); the real ones (PostgreSQL stopped, a full disk, a killed judge) are in
+tests/http/test_history_faults.py.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from app.databases import COLUMNS, describe, sqlite_path
-from app.history import History, row_values
+from app import history as history_module
+from app.databases import COLUMNS, DatabaseError, Row, SqliteDatabase, describe, sqlite_path
+from app.history import History, row_values, spool_folder
 from app.schemas import Report, Status, Verdict
 
 REPORT = Report(
     status=Status.failed, verdict=Verdict.wrong_answer, passed=4, total=6, duration_ms=2.5
 )
+
+
+class Flaky(SqliteDatabase):
+    """A real SQLite file whose writes fail while ``down`` (a server that went away)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.down = False
+        self.attempts = 0
+
+    def prepare(self) -> None:
+        if self.down:
+            raise DatabaseError("connection refused (made to order)")
+        super().prepare()
+
+    def insert(self, rows: Sequence[Row]) -> None:
+        self.attempts += 1
+        if self.down:
+            raise DatabaseError("connection refused (made to order)")
+        super().insert(rows)
+
+
+def stored_digests(path: Path) -> list[str]:
+    with sqlite3.connect(path) as db:
+        return [row[0] for row in db.execute("SELECT code_sha256 FROM submissions ORDER BY id")]
+
+
+def digest(code: str) -> str:
+    return hashlib.sha256(code.encode()).hexdigest()
+
+
+def history_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "judge.storage"]
 
 
 def test_rows_are_written_to_a_file(tmp_path: Path) -> None:
@@ -25,50 +66,183 @@ def test_rows_are_written_to_a_file(tmp_path: Path) -> None:
     with sqlite3.connect(path) as db:
         row = db.execute(
             "SELECT exercise_id, status, verdict, passed, total, duration_ms, code_sha256,"
-            " created_at FROM submissions"
+            " created_at, row_key FROM submissions"
         ).fetchone()
     assert row[:6] == ("add-numbers", "fail", "wrong_answer", 4, 6, 2.5)
-    assert row[6] == hashlib.sha256(b"x = 1").hexdigest()
+    assert row[6] == digest("x = 1")
     assert row[7] > 0
+    assert len(row[8]) == 32
 
 
-def test_in_memory_history_counts(tmp_path: Path) -> None:
+def test_in_memory_history_counts() -> None:
     history = History(":memory:")
     for i in range(300):
         history.record("a" if i % 3 else "b", REPORT, f"code {i}")
-    history.flush()
+    assert history.flush(timeout=10)
     assert history.count() == 300
     assert history.count("b") == 100
-    assert history.recent(1)[0]["code_sha256"] == hashlib.sha256(b"code 299").hexdigest()
+    assert history.recent(1)[0]["code_sha256"] == digest("code 299")
+    assert history.state() == {
+        "database": "sqlite",
+        "state": "ok",
+        "backlog": 0,
+        "spooled": 0,
+        "lost": 0,
+        "last_error": None,
+    }
     history.close()
     history.close()  # idempotent
 
 
-def test_unusable_database_disables_history(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_path_that_cannot_be_a_database_stops_the_start(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    assert History.from_url(f"sqlite:///{blocker}/history.sqlite3") is None
-    assert "submission history disabled" in caplog.text
+    with pytest.raises(DatabaseError, match="cannot open SQLite database") as raised:
+        History.from_url(f"sqlite:///{blocker}/history.sqlite3")
+    assert raised.value.lasting
     assert History.from_url(None) is None
 
 
-def test_write_failure_is_logged_not_raised(
+def test_a_row_is_written_once_however_often_it_is_sent(tmp_path: Path) -> None:
+    database = SqliteDatabase(str(tmp_path / "h.sqlite3"))
+    rows = [row_values("a", REPORT, f"code {i}") for i in range(3)]
+    database.insert(rows)
+    database.insert(rows[1:])  # a batch sent again: its COMMIT's answer was lost
+    assert database.count() == 3
+    database.close()
+
+
+def test_an_older_table_gets_the_row_key(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.executescript(
+            "CREATE TABLE submissions (id INTEGER PRIMARY KEY AUTOINCREMENT, exercise_id TEXT,"
+            " created_at REAL, status TEXT, verdict TEXT, passed INTEGER, total INTEGER,"
+            " duration_ms REAL, code_sha256 TEXT);"
+            "INSERT INTO submissions VALUES (NULL, 'a', 1.0, 'pass', 'accepted', 6, 6, 1.0, 'x');"
+        )
+    history = History(str(path))
+    history.record("a", REPORT, "new")
+    history.close()
+    assert stored_digests(path) == ["x", digest("new")]
+
+
+def test_rows_wait_while_the_database_is_down_and_are_written_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, "judge.storage")
+    path = tmp_path / "h.sqlite3"
+    database = Flaky(str(path))
+    history = History(database)
+    database.down = True
+    for i in range(50):
+        history.record("a", REPORT, f"code {i}")
+    assert not history.flush(timeout=1)
+    state = history.state()
+    assert state["state"] == "retrying" and state["backlog"] == 50 and state["lost"] == 0
+    assert state["last_error"] == "connection refused (made to order)"
+    assert database.attempts > 1, "the writer did not retry"
+    database.down = False
+    assert history.flush(timeout=10)
+    assert history.state()["state"] == "ok" and history.state()["last_error"] is None
+    history.close()
+    assert stored_digests(path) == [digest(f"code {i}") for i in range(50)]
+    lines = history_lines(caplog)
+    assert len(lines) == 2, lines  # one when it fails, one when it writes again
+    assert "cannot write (connection refused (made to order))" in lines[0]
+    assert "writing again" in lines[1]
+
+
+def test_a_dropped_table_is_made_again(tmp_path: Path) -> None:
     path = tmp_path / "history.sqlite3"
     history = History(str(path))
     with sqlite3.connect(path) as outside:
         outside.execute("DROP TABLE submissions")
     history.record("a", REPORT, "x")
-    history.flush()
-    assert "could not store 1 submission" in caplog.text
-    assert history.state() == {"database": "sqlite", "backlog": 0, "lost": 1}
-    history.record("a", REPORT, "y")  # the grade path never sees the failure
-    history.flush()
-    assert history.state()["lost"] == 2
+    assert history.flush(timeout=10)
     history.close()
+    assert stored_digests(path) == [digest("x")]
+
+
+def test_past_the_memory_bound_rows_wait_in_the_spool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(history_module, "BACKLOG", 10)
+    path = tmp_path / "h.sqlite3"
+    database = Flaky(str(path))
+    database.down = True
+    history = History(database, spool=tmp_path / "spool")
+    for i in range(25):
+        history.record("a", REPORT, f"code {i}")
+    state = history.state()
+    assert (state["backlog"], state["spooled"], state["lost"]) == (25, 25, 0)
+    assert "more wait in the spool" in caplog.text
+    database.down = False
+    assert history.flush(timeout=10)
+    assert history.state()["spooled"] == 0
+    history.close()
+    assert sorted(stored_digests(path)) == sorted(digest(f"code {i}") for i in range(25))
+    assert list((tmp_path / "spool").iterdir()) == [], "the spool was not emptied"
+
+
+def test_without_a_spool_rows_past_the_bound_are_counted_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(history_module, "BACKLOG", 10)
+    database = Flaky(str(tmp_path / "h.sqlite3"))
+    database.down = True
+    history = History(database)
+    for i in range(25):
+        history.record("a", REPORT, f"code {i}")
+    assert history.state()["lost"] == 15
+    assert sum("rows are being LOST" in line for line in history_lines(caplog)) == 1
+    database.down = False
+    assert history.flush(timeout=10)
+    assert history.count() == 10
+    history.close()
+
+
+def test_rows_unwritten_at_stop_are_written_by_the_next_judge(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "h.sqlite3"
+    spool = tmp_path / "spool"
+    database = Flaky(str(path))
+    database.down = True
+    first = History(database, spool=spool, close_timeout_s=0.3)
+    for i in range(40):
+        first.record("a", REPORT, f"code {i}")
+    first.close()  # the database never came back: the rows stay in the spool
+    assert "stopped with 40 row(s) unwritten (0 lost; in the spool: 40)" in caplog.text
+    assert stored_digests(path) == []
+    second = History(str(path), spool=spool)
+    assert second.state()["spooled"] == 40
+    assert second.flush(timeout=10)
+    second.close()
+    assert sorted(stored_digests(path)) == sorted(digest(f"code {i}") for i in range(40))
+    assert list(spool.iterdir()) == []
+
+
+def test_a_spool_in_use_by_a_running_judge_is_not_taken(tmp_path: Path) -> None:
+    database = Flaky(str(tmp_path / "a.sqlite3"))
+    database.down = True
+    running = History(database, spool=tmp_path / "spool")
+    running.record("a", REPORT, "waits")
+    other = History(str(tmp_path / "b.sqlite3"), spool=tmp_path / "spool")
+    assert other.state()["spooled"] == 0
+    other.close()
+    database.down = False
+    running.close()
+    assert stored_digests(tmp_path / "a.sqlite3") == [digest("waits")]
+    assert stored_digests(tmp_path / "b.sqlite3") == []
+
+
+def test_where_the_spool_goes() -> None:
+    assert spool_folder("sqlite:///var/judge.sqlite3") == Path("var/judge.sqlite3-spool")
+    assert spool_folder("sqlite:///:memory:") is None
+    assert spool_folder("postgresql://u@h/d") == Path("var/history-spool")
+    assert spool_folder("postgresql://u@h/d", "/srv/spool") == Path("/srv/spool")
+    assert spool_folder("sqlite:///x.db", "") is None
 
 
 def test_sqlite_urls() -> None:

@@ -18,13 +18,21 @@ import pytest
 from live_server import free_port, start_server
 from postgres import PostgresServer
 
-from app.databases import PostgresDatabase, describe, open_database, redact
+from app import history as history_module
+from app.databases import DatabaseError, describe, open_database, redact
 from app.history import History
+from app.postgres import PostgresDatabase
 from app.schemas import Report, Status, Verdict
 
 REPORT = Report(
     status=Status.failed, verdict=Verdict.wrong_answer, passed=4, total=6, duration_ms=2.5
 )
+
+
+@pytest.fixture(autouse=True)
+def spool_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's spool in its own folder (the default is var/ in the working directory)."""
+    monkeypatch.setattr(history_module, "POSTGRES_SPOOL", tmp_path / "spool")
 
 
 def test_rows_land_in_postgresql(postgres_server: PostgresServer, postgres_url: str) -> None:
@@ -43,7 +51,14 @@ def test_rows_land_in_postgresql(postgres_server: PostgresServer, postgres_url: 
         4,
         6,
     )
-    assert history.state() == {"database": "postgresql", "backlog": 0, "lost": 0}
+    assert history.state() == {
+        "database": "postgresql",
+        "state": "ok",
+        "backlog": 0,
+        "spooled": 0,
+        "lost": 0,
+        "last_error": None,
+    }
     history.close()
     history.close()  # idempotent
     # Seen from outside the judge, in the database itself:
@@ -101,17 +116,15 @@ def test_history_survives_a_database_restart(
     assert "could not store" not in caplog.text
 
 
-def test_a_failed_insert_is_counted_and_logged_not_raised(
-    postgres_server: PostgresServer,
-    postgres_url: str,
-    history: History,
-    caplog: pytest.LogCaptureFixture,
+def test_a_dropped_table_is_made_again_and_the_row_lands(
+    postgres_server: PostgresServer, postgres_url: str, history: History
 ) -> None:
-    postgres_server.sql(postgres_url.rsplit("/", 1)[1], "DROP TABLE submissions")
+    database = postgres_url.rsplit("/", 1)[1]
+    postgres_server.sql(database, "DROP TABLE submissions")
     history.record("a", REPORT, "x")
-    history.flush()
-    assert "could not store 1 submission" in caplog.text
-    assert history.state()["lost"] == 1
+    assert history.flush(timeout=20)
+    assert history.state()["lost"] == 0
+    assert postgres_server.sql(database, "SELECT COUNT(*) FROM submissions") == [(1,)]
 
 
 def test_closing_does_not_hang_on_a_database_that_stopped_answering(
@@ -149,16 +162,29 @@ def test_closing_does_not_hang_on_a_database_that_stopped_answering(
         time.sleep(0.05)
 
 
-def test_unreachable_server_disables_history_without_leaking_the_password(
+def test_a_server_not_up_is_retried_without_leaking_the_password(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     url = f"postgresql://judge:hunter2@127.0.0.1:{free_port()}/judge"  # nothing listens
     began = time.monotonic()
-    assert History.from_url(url) is None
+    history = History.from_url(url, close_timeout_s=0.2)
+    assert history is not None
     assert time.monotonic() - began < 10
-    assert "submission history disabled" in caplog.text
-    assert "hunter2" not in caplog.text
+    history.record("a", REPORT, "x")
+    state = history.state()
+    assert state["state"] == "retrying" and state["backlog"] == 1
+    assert "Connection refused" in str(state["last_error"])
+    history.close()
+    assert "cannot write" in caplog.text and "rows wait" in caplog.text
+    assert "hunter2" not in caplog.text and "hunter2" not in str(state)
     assert redact(url) in caplog.text
+
+
+def test_a_refused_login_stops_the_start(postgres_server: PostgresServer) -> None:
+    url = postgres_server.url("no_such_database")
+    with pytest.raises(DatabaseError, match="does not exist") as raised:
+        History.from_url(url)
+    assert raised.value.lasting
 
 
 def test_doctor_description_of_a_postgresql_history(postgres_url: str, history: History) -> None:

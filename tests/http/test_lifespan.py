@@ -110,9 +110,14 @@ def test_health_shows_the_history_database(client: InProcessClient) -> None:
     answer = client.post("/api/exercises/add-numbers/submissions", json={"code": "x"})
     assert answer.status_code == 200
     client.app.state.history.flush()
-    assert client.get("/api/health").json()["history"] == {
+    health = client.get("/api/health").json()
+    assert health["status"] == "ok"
+    assert health["history"] == {
         "database": "sqlite",
+        "state": "ok",
         "backlog": 0,
+        "spooled": 0,
         "lost": 0,
+        "last_error": None,
     }
     assert client.app.state.history.count("add-numbers") == 1

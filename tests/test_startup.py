@@ -1,0 +1,99 @@
+"""`judge serve` with something it cannot use: one clear line on stderr, a non-zero exit.
+
+Each case is a real `judge serve` run with a broken setting or folder; none may print a
+traceback or start serving.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+JUDGE = shutil.which("judge", path=str(Path(sys.executable).parent)) or "judge"
+
+
+def serve(tmp: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
+    environ["JUDGE_DATABASE_URL"] = f"sqlite:///{tmp / 'h.sqlite3'}"
+    environ.update(env)
+    return subprocess.run(
+        [JUDGE, "serve", "--port", "1"],  # never reached: each start is refused before
+        cwd=tmp,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def one_line(done: subprocess.CompletedProcess[str]) -> str:
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    assert lines[0].startswith("judge: cannot start: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("env", "words"),
+    [
+        ({"JUDGE_WORKERS": "many"}, "JUDGE_WORKERS: Input should be a valid integer"),
+        ({"JUDGE_QUEUE_SIZE": "0"}, "JUDGE_QUEUE_SIZE"),
+        ({"JUDGE_DATABASE_URL": "mysql://judge@db/judge"}, "unsupported database URL"),
+        ({"JUDGE_DATABASE_URL": "postgresql://u@h/d?bogus=1"}, "invalid database URL"),
+        ({"JUDGE_DATABASE_URL": "postgresql://u@h:notaport/d"}, "unsupported database URL"),
+    ],
+)
+def test_an_unusable_setting_is_one_line_and_exit_2(
+    tmp_path: Path, env: dict[str, str], words: str
+) -> None:
+    done = serve(tmp_path, **env)
+    assert done.returncode == 2
+    assert words in one_line(done)
+
+
+def test_an_unwritable_sqlite_path_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    done = serve(tmp_path, JUDGE_DATABASE_URL=f"sqlite:///{tmp_path / 'file' / 'h.sqlite3'}")
+    assert done.returncode == 3
+    assert "cannot open SQLite database" in one_line(done)
+
+
+def test_an_unwritable_spool_folder_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    done = serve(tmp_path, JUDGE_HISTORY_SPOOL=str(tmp_path / "file" / "spool"))
+    assert done.returncode == 3
+    assert "history spool folder" in one_line(done)
+
+
+def copy_exercises(tmp: Path) -> Path:
+    root = tmp / "exercises"
+    shutil.copytree(ROOT / "exercises", root)
+    return root
+
+
+def test_a_broken_exercise_folder_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    root = copy_exercises(tmp_path)
+    broken = sorted(root.glob("*/exercise.toml"))[0]
+    broken.write_text(broken.read_text() + "\nnot toml = [\n")
+    done = serve(tmp_path, JUDGE_EXERCISES_DIR=str(root))
+    assert done.returncode == 3
+    line = one_line(done)
+    assert "broken exercise folder" in line and str(broken) in line
+
+
+def test_a_reference_that_fails_its_examples_stops_the_start(tmp_path: Path) -> None:
+    root = copy_exercises(tmp_path)
+    solution = sorted(root.glob("*/solution.py"))[-1]  # any one shows the rule
+    solution.write_text(solution.read_text() + "\nraise RuntimeError('broken on purpose')\n")
+    done = serve(tmp_path, JUDGE_EXERCISES_DIR=str(root), JUDGE_DATABASE_URL="")
+    assert done.returncode == 3
+    line = one_line(done)
+    assert f"exercise {solution.parent.name}: its reference solution.py fails its own" in line
