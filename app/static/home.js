@@ -1,7 +1,7 @@
 /* Home page: the exercises from GET /api/exercises under their sections, each linking to
- * /exercises/{id} and marked solved, attempted or new from what this browser has graded
- * (progress.js). The API lists them in their `order`; a section comes where its first
- * exercise does, so the sections follow the path too. */
+ * /exercises/{id} (progress.js marks each card solved, attempted or new from the server's
+ * record of this learner). The API lists them in their `order`; a section comes where its
+ * first exercise does, so the sections follow the path too. */
 (function () {
   "use strict";
 
@@ -13,23 +13,6 @@
     }
     for (const child of children || []) node.append(child);
     return node;
-  }
-
-  const PROGRESS = {
-    solved: { text: "solved", badge: "badge--pass" },
-    attempted: { text: "attempted", badge: "badge--error" },
-    new: { text: "new", badge: "badge--pending" },
-  };
-
-  function progressBadge(exercise) {
-    const state = window.JudgeProgress ? window.JudgeProgress.state(exercise.id) : "new";
-    const shown = PROGRESS[state] || PROGRESS.new;
-    return element("span", {
-      class: "badge badge--progress " + shown.badge,
-      "data-testid": "exercise-progress",
-      "data-progress": state,
-      text: shown.text,
-    });
   }
 
   // The exercises under their sections (GET /api/sections); one that no section names (the
@@ -71,8 +54,6 @@
         element("h3", { class: "card__title" }, [link]),
         element("span", { class: "visually-hidden", text: "Difficulty:" }),
         difficulty,
-        element("span", { class: "visually-hidden", text: "Your progress:" }),
-        progressBadge(exercise),
       ]),
       element("p", { class: "card__summary", text: exercise.summary }),
       element("p", { class: "card__id", text: exercise.id }),

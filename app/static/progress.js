@@ -1,47 +1,55 @@
-/* What this browser has graded, per exercise: window.JudgeProgress.
- *
- *   JudgeProgress.record(id, mode, report, submitCases)  after a graded Run or Submit
- *   JudgeProgress.state(id) -> "solved" | "attempted" | "new"
- *
- * Kept in localStorage under "judge:progress:<id>" as {"attempts": n, "solved": bool}. Solved
- * follows the judge's own rule: an accepted Submit, or an accepted Run where the exercise has no
- * Submit cases. Custom-input runs are not attempts. A browser with storage off records nothing.
- */
+/* Home page: marks each exercise card solved, attempted or new for this learner, from
+ * GET /api/me/progress (the judge knows the learner by an HttpOnly cookie). The cards are the
+ * list's [data-testid=exercise-card] elements, found whenever they appear. */
 (function () {
   "use strict";
 
-  const PREFIX = "judge:progress:";
+  const LABELS = { solved: "Solved", attempted: "Attempted", new: "New" };
+  let progress = null;
 
-  function read(id) {
-    try {
-      const saved = JSON.parse(window.localStorage.getItem(PREFIX + id) || "null");
-      if (saved && typeof saved === "object") {
-        return { attempts: Number(saved.attempts) || 0, solved: saved.solved === true };
-      }
-    } catch (error) {
-      /* unreadable or storage off: nothing recorded */
+  function markFor(id) {
+    const entry = progress && progress.exercises ? progress.exercises[id] : undefined;
+    if (!entry) return { kind: "new", title: "Not tried yet" };
+    const best = entry.best || { passed: 0, total: 0 };
+    const tries = entry.attempts + (entry.attempts === 1 ? " attempt" : " attempts");
+    if (entry.solved) return { kind: "solved", title: "Solved (" + tries + ")" };
+    return { kind: "attempted", title: tries + "; best " + best.passed + "/" + best.total + " cases" };
+  }
+
+  function decorate(card) {
+    const link = card.querySelector("[data-exercise-id]");
+    if (!link || !progress) return;
+    const mark = markFor(link.getAttribute("data-exercise-id"));
+    let badge = card.querySelector("[data-testid=progress-mark]");
+    if (!badge) {
+      badge = document.createElement("span");
+      badge.setAttribute("data-testid", "progress-mark");
+      const top = card.querySelector(".card__top") || card;
+      top.append(badge);
     }
-    return { attempts: 0, solved: false };
+    badge.className = "progress-mark progress-mark--" + mark.kind;
+    badge.setAttribute("data-progress", mark.kind);
+    badge.title = mark.title;
+    badge.textContent = LABELS[mark.kind];
   }
 
-  function record(id, mode, report, submitCases) {
-    if (mode !== "run" && mode !== "submit") return;
-    const saved = read(id);
-    const accepted = report && report.verdict === "accepted";
-    const solves = accepted && (mode === "submit" || !submitCases);
-    const next = { attempts: saved.attempts + 1, solved: saved.solved || Boolean(solves) };
+  function decorateAll() {
+    for (const card of document.querySelectorAll("[data-testid=exercise-card]")) decorate(card);
+  }
+
+  async function load() {
     try {
-      window.localStorage.setItem(PREFIX + id, JSON.stringify(next));
+      const response = await fetch("/api/me/progress", { headers: { Accept: "application/json" } });
+      if (!response.ok) return;
+      progress = await response.json();
     } catch (error) {
-      /* storage off: the page still works, it just forgets */
+      return; // the list still works; it just carries no marks
     }
+    decorateAll();
+    new MutationObserver((changes) => {
+      if (changes.some((c) => Array.from(c.addedNodes).some((n) => n.nodeType === 1))) decorateAll();
+    }).observe(document.getElementById("main") || document.body, { childList: true, subtree: true });
   }
 
-  function state(id) {
-    const saved = read(id);
-    if (saved.solved) return "solved";
-    return saved.attempts > 0 ? "attempted" : "new";
-  }
-
-  window.JudgeProgress = Object.freeze({ record, state });
+  load();
 })();
