@@ -32,7 +32,7 @@ def copy_of(source: Path, root: Path) -> Path:
     exercises left behind)."""
     copy = root / source.name
     shutil.copytree(source, copy, ignore=shutil.ignore_patterns("solutions", "__pycache__"))
-    text = re.sub(r"^related = \[.*?\]\n", "", toml_text(copy), flags=re.M | re.S)
+    text = re.sub(r"^related\s*=\s*\[[^\]]*\][^\n]*\n", "", toml_text(copy), flags=re.M)
     set_toml(copy, text)
     return copy
 
