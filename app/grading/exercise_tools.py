@@ -241,6 +241,17 @@ def _regenerate(judge: Judge, exercise: Exercise, stored: tuple[Case, ...], path
     ]
     before = path.read_text(encoding="utf-8")
     after = format_cases(cases)
-    if before != after:  # a file whose content stays is not touched (nor its time stamp)
+    # A file whose cases stay the same is not touched (nor its time stamp), however its keys
+    # are laid out: only a change of what it says is a change.
+    changed = before != after and _parsed(before) != _parsed(after)
+    if changed:
         path.write_text(after, encoding="utf-8")
-    print(f"{'updated' if before != after else 'same   '}  {path}")
+    print(f"{'updated' if changed else 'same   '}  {path}")
+
+
+def _parsed(text: str) -> Any:
+    """A cases file's content, key order aside (None when it does not parse)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return None
