@@ -47,7 +47,7 @@ LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)
 # fails every time rather than by the luck of case order.
 FOREIGN_SEED = 20_240_917
 # numpy's floating-point error handling as the zygote left it. Learner code can change it and
-# leave it changed (an np.errstate held open in a suspended generator, red team round 7): the
+# leave it changed (an np.errstate held open in a suspended generator): the
 # trusted code that runs after each call (tagging the result, snapshotting the arguments,
 # wording an error) must never call a learner's error callback.
 NUMPY_ERRORS = np.geterr()

@@ -84,7 +84,7 @@ class _Writer:
 
     The host's reader thread must always be free to drain the zygote's replies. A zygote busy
     writing a reply reads no jobs, and a caller blocked writing a job while it held the pool's
-    lock stopped the reader too: a deadlock for good (red team, round 3: large job bodies and
+    lock stopped the reader too: a deadlock for good (large job bodies and
     large replies together). Frames keep their order; what is queued is bounded by the pool's
     capacity (at most one frame per job in flight, and its helpers).
     """
@@ -333,7 +333,7 @@ class Pool:
                 raise SandboxUnavailable("the sandbox pool is closed")
             # Parked jobs do not hold a fast slot, but no more than the slow lane's worth are
             # left out of the count: a demoted job whose child ended starts again, and when the
-            # slow lane is full it waits in the fast queue (red team, round 3: 192 in flight).
+            # slow lane is full it waits in the fast queue (192 in flight).
             parked = min(self.slow_lane, sum(job.demoted for job in self._pending.values()))
             waiting = len(self._pending) - parked
             # A group larger than the whole bound (a Submit's four jobs with one worker and a

@@ -143,8 +143,8 @@ def _recorded(record: list[float | None], drawn: Any) -> None:
 
 # What a generator's bounds and sizes may be: plain numbers and numeric arrays, checked before
 # numpy sees them. numpy's own Generator would otherwise take whatever learner code passes: an
-# object array, or an object whose __float__ / __index__ numpy then calls from C (red team,
-# round 7).
+# object array, or an object whose __float__ / __index__ numpy then calls from C.
+#
 PLAIN_NUMBERS = frozenset({bool, int, float} | {np.dtype(c).type for c in "?bBhHiIlLqQefdg"})
 PLAIN_INTEGERS = frozenset({int} | {np.dtype(c).type for c in "bBhHiIlLqQ"})
 

@@ -418,7 +418,7 @@ class Zygote:
 
         Parked children run at the lowest priority and, on a busy machine, mostly wait for their
         backstop; one that keeps a fast slot because the lane is full holds up every short job
-        behind it (red team, round 3: ten looping learners took a correct run's p50 from 21 ms
+        behind it (ten looping learners took a correct run's p50 from 21 ms
         to 187 ms, twenty to 2.2 s). The one evicted is the one that would end soonest anyway,
         so a long legitimate job (the distribution check's budget is larger) goes last.
         """
