@@ -25,7 +25,8 @@ TRACE_FILENAME = "trace.py"
 HEADER = struct.Struct(">I")
 MAX_FRAME = 8 * 1024 * 1024
 # How much one os.read() of a pipe asks for. A 1 MiB request makes the allocator map and unmap
-# a fresh buffer every time (measured: 30 µs against 3 µs); larger frames take several reads.
+# a fresh buffer every time (docs/performance.md, "Figures behind the code's constants");
+# larger frames take several reads.
 READ_CHUNK = 1 << 16
 
 
