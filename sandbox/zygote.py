@@ -154,18 +154,18 @@ class Zygote:
             return
         for payload in self.control.feed_raw(data):
             header, body = protocol.split_body(payload)
-            op = header.get("op")
-            if op == "run":
+            op = protocol.op_of(header)
+            if op is protocol.Op.run:
                 if header.get("lane") == "slow" and self.slow_in_use() < self.slow_lane:
                     # The rest of a demoted job (after a crash): straight back to the slow lane.
                     self.start(header, body, slow=True)
                 else:
                     self.queue.append((header, body))
-            elif op == "helpers":
+            elif op is protocol.Op.helpers:
                 self.remember_helpers(str(header.get("key")), body)
-            elif op == "trusted":
+            elif op is protocol.Op.trusted:
                 self.remember_trusted(str(header.get("key")), header.get("filename"), body)
-            elif op == "stop":
+            elif op is protocol.Op.stop:
                 self.stopping = True
         self.dispatch()
 
