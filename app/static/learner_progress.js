@@ -20,13 +20,16 @@
     const link = card.querySelector("[data-exercise-id]");
     if (!link || !progress) return;
     const mark = markFor(link.getAttribute("data-exercise-id"));
-    let badge = card.querySelector("[data-testid=progress-mark]");
+    // One mark per card: a mark another script made (from this browser's own record) is
+    // taken over, since the server's history is the learner's on every browser.
+    let badge = card.querySelector("[data-testid=progress-mark], [data-progress]");
     if (!badge) {
       badge = document.createElement("span");
       badge.setAttribute("data-testid", "progress-mark");
       const top = card.querySelector(".card__top") || card;
       top.append(badge);
     }
+    badge.setAttribute("data-testid", "progress-mark");
     badge.className = "progress-mark progress-mark--" + mark.kind;
     badge.setAttribute("data-progress", mark.kind);
     badge.title = mark.title;
