@@ -12,6 +12,9 @@ CITED = re.compile(r"(?<![\w./-])([\w./-]*[\w-]\.md)\b")
 # Where a bare name is looked for besides the citing file's own folder: the top of the
 # checkout, docs/, and an exercise's folder (statement.md is a file every exercise has).
 BARE_HOMES = ("", "docs")
+# Files of an exercise's folder that the catalog reads (optional ones included): a name of the
+# exercise format, not a document of this repository.
+EXERCISE_FILES = ("statement.md", "theory.md")
 
 
 def _tracked() -> list[Path]:
@@ -32,6 +35,8 @@ def _resolves(cited: str, where: Path) -> bool:
         return True
     if "/" in name:
         return False
+    if name in EXERCISE_FILES:
+        return True
     homes = [REPO / home for home in BARE_HOMES]
     return any((home / name).is_file() for home in homes) or any(REPO.glob(f"exercises/*/{name}"))
 
