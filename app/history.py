@@ -300,7 +300,7 @@ class History:
             orphan = self._orphans[0]
             for batch in self._batches(orphan.read()):
                 self._write(batch)
-            log.info(
+            log.warning(
                 "submission history: %d row(s) a judge that is gone left in %s are stored",
                 orphan.rows,
                 orphan.path,
