@@ -352,7 +352,7 @@ def mutation_problem(
 # -- keeping the judge's internals out of reports ---------------------------------------------
 
 _INTERNAL_PREFIXES = sorted(
-    {str(Path(__file__).resolve().parent.parent), sys.prefix, sys.base_prefix, sys.exec_prefix},
+    {str(Path(__file__).resolve().parents[2]), sys.prefix, sys.base_prefix, sys.exec_prefix},
     key=len,
     reverse=True,
 )
