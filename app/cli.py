@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.catalog import EXERCISES_DIR, Catalog, Exercise, ExerciseError
-from app.schemas import Report, Status
+from app.schemas import SEED_RANGE, Report, Status
 
 if TYPE_CHECKING:
     from app.grading import Judge
@@ -57,6 +57,8 @@ class SubmissionFileError(ValueError):
 
 def read_submission(name: str, cap: int) -> str:
     """The file's text, if it is readable UTF-8 of at most ``cap`` bytes."""
+    from app.errors import code_over_cap
+
     path = Path(name)
     try:
         if path.is_dir():
@@ -69,7 +71,7 @@ def read_submission(name: str, cap: int) -> str:
         raise SubmissionFileError(f"cannot read {name}: {exc.strerror or exc}") from None
     if len(data) > cap:
         if size > cap:  # a regular file: its size is known
-            raise SubmissionFileError(f"{name} is {size} bytes; the limit is {cap} bytes")
+            raise SubmissionFileError(code_over_cap(size, cap, name))
         raise SubmissionFileError(f"{name} is over the size limit of {cap} bytes")
     try:
         text = data.decode("utf-8")
@@ -217,14 +219,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _seed(text: str) -> int:
     """A --seed: an integer in the range the HTTP API accepts."""
-    from app.grading import MAX_SEED
+    from app.schemas import MAX_SEED
 
     try:
         seed = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
     if not 0 <= seed <= MAX_SEED:
-        raise argparse.ArgumentTypeError(f"must be an integer from 0 to 2**63 - 1, got {text}")
+        raise argparse.ArgumentTypeError(f"must be {SEED_RANGE}, got {text}")
     return seed
 
 
@@ -259,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed",
         type=_seed,
         default=None,
-        help="with --submit: replay the random cases of a seed (0 to 2**63 - 1)",
+        help=f"with --submit: replay the random cases of a seed ({SEED_RANGE})",
     )
     grade.set_defaults(func=cmd_grade)
 

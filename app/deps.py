@@ -11,9 +11,18 @@ from typing import Annotated, TypeVar
 from fastapi import Depends, Path, Request
 from pydantic import ValidationError
 
+from app import openapi_examples as examples
 from app.catalog import Catalog, Exercise
 from app.config import Settings
-from app.errors import Forbidden, InvalidRequest, NotFound, PayloadTooLarge, describe_validation
+from app.errors import (
+    Forbidden,
+    InvalidRequest,
+    NotFound,
+    PayloadTooLarge,
+    code_bytes,
+    code_over_cap,
+    describe_validation,
+)
 from app.grading import Judge
 from app.history import History
 from app.schemas import CustomRun, Submission
@@ -42,7 +51,13 @@ HistoryDep = Annotated[History | None, Depends(get_history)]
 
 
 async def get_exercise(
-    exercise_id: Annotated[str, Path(description="The exercise's slug, e.g. `softmax`.")],
+    exercise_id: Annotated[
+        str,
+        Path(
+            description=f"The exercise's slug, e.g. `{examples.EXERCISE_ID}`.",
+            examples=[examples.EXERCISE_ID],
+        ),
+    ],
     catalog: CatalogDep,
 ) -> Exercise:
     """The exercise named in the path, or 404."""
@@ -92,9 +107,9 @@ async def _read_code_body(
     except ValidationError as exc:
         raise InvalidRequest(describe_validation(exc.errors(), prefix="body")) from None
     cap = min(settings.max_code_bytes, exercise.limits.code_bytes)
-    size = len(parsed.code.encode("utf-8", "surrogatepass"))
+    size = code_bytes(parsed.code)
     if size > cap:
-        raise PayloadTooLarge(f"The code is {size} bytes; the limit is {cap} bytes.")
+        raise PayloadTooLarge(code_over_cap(size, cap))
     return parsed
 
 

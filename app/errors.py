@@ -53,6 +53,17 @@ class PayloadTooLarge(JudgeError):
     detail = "Request body too large."
 
 
+def code_bytes(code: str) -> int:
+    """The size the code cap counts: UTF-8 bytes (a lone surrogate as the 3 bytes it would take,
+    so no code slips under the cap by being unencodable)."""
+    return len(code.encode("utf-8", "surrogatepass"))
+
+
+def code_over_cap(size: int, cap: int, what: str = "The code") -> str:
+    """The one wording of the code cap, for the API, the judge and the command line."""
+    return f"{what} is {size} bytes; the limit is {cap} bytes."
+
+
 class InvalidRequest(JudgeError):
     status = 422
     detail = "Malformed request."

@@ -14,9 +14,10 @@ from fastapi import APIRouter, Path
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
+from app import openapi_examples as examples
 from app.catalog import Exercise
 from app.deps import CatalogDep, CustomRunDep, ExerciseDep, HistoryDep, JudgeDep, SubmissionDep
-from app.errors import NotFound
+from app.errors import NotFound, code_over_cap
 from app.schemas import (
     CasePublic,
     CustomRun,
@@ -27,6 +28,7 @@ from app.schemas import (
     Hint,
     LimitsPublic,
     Mode,
+    PoolHealth,
     Report,
     Submission,
 )
@@ -84,79 +86,14 @@ GRADING_REFUSALS: dict[int | str, dict[str, Any]] = {
         "Submissions from another site's pages are refused.",
     ),
     **NOT_FOUND,
-    413: _error(
-        "Body or code over the size cap.", "The code is 70000 bytes; the limit is 65536 bytes."
-    ),
-}
-EXERCISE_EXAMPLE = {
-    "id": "softmax",
-    "title": "Softmax",
-    "difficulty": "easy",
-    "summary": "Turn scores into probabilities, stably.",
-    "section": "Basics",
-    "statement": "Return $\\mathrm{softmax}(x)$ for a 1-D array `x`.",
-    "starter_code": "import numpy as np\n\n\ndef softmax(x):\n    ...\n",
-    "entry_point": "softmax",
-    "related": [],
-    "tests": [{"name": "basic", "input": {"x": [1.0, 2.0]}}],
-    "submit_cases": 24,
-    "hint_count": 3,
-    "limits": {"time_ms": 2000, "memory_mb": 256},
-}
-
-SUMMARY_EXAMPLE = [
-    {
-        "id": "softmax",
-        "title": "Softmax",
-        "difficulty": "easy",
-        "summary": "Turn scores into probabilities, stably.",
-    }
-]
-REPORT_EXAMPLE = {
-    "status": "fail",
-    "mode": "run",
-    "seed": None,
-    "verdict": "wrong_answer",
-    "message": None,
-    "passed": 5,
-    "total": 6,
-    "duration_ms": 2.4,
-    "tests": [
-        {
-            "name": "basic",
-            "status": "pass",
-            "group": "example",
-            "hint": None,
-            "input": {"x": [1.0, 2.0]},
-            "expected": [0.269, 0.731],
-            "actual": [0.269, 0.731],
-            "message": None,
-            "output": None,
-            "duration_ms": 0.3,
-        },
-        {
-            "name": "large values",
-            "status": "fail",
-            "group": "example",
-            "hint": 2,
-            "input": {"x": [1000.0, 1000.0]},
-            "expected": [0.5, 0.5],
-            "actual": [None, None],
-            "message": "Element 0 is nan, expected 0.5: subtract the maximum before exp().",
-            "output": None,
-            "duration_ms": 0.2,
-        },
-    ],
+    413: _error("Body or code over the size cap.", code_over_cap(70000, 65536)),
 }
 SUBMISSION_BODY = {
     "required": True,
     "content": {
         "application/json": {
             "schema": Submission.model_json_schema(),
-            "example": {
-                "code": "import numpy as np\n\ndef softmax(x):\n    ...\n",
-                "mode": "submit",
-            },
+            "example": {"code": examples.CODE, "mode": "submit"},
         }
     },
 }
@@ -165,10 +102,7 @@ CUSTOM_BODY = {
     "content": {
         "application/json": {
             "schema": CustomRun.model_json_schema(),
-            "example": {
-                "code": "import numpy as np\n\ndef softmax(x):\n    ...\n",
-                "input": {"x": [1.0, 2.0, 3.0]},
-            },
+            "example": {"code": examples.CODE, "input": examples.CUSTOM_INPUT},
         }
     },
 }
@@ -182,7 +116,7 @@ router = APIRouter(prefix="/api", tags=["judge"])
     summary="List the exercises",
     description="Every exercise of the catalog, in catalog order: id, title, difficulty and "
     "a one-line summary.",
-    responses={200: {"content": {"application/json": {"example": SUMMARY_EXAMPLE}}}},
+    responses={200: {"content": {"application/json": {"example": examples.SUMMARIES}}}},
 )
 async def list_exercises(catalog: CatalogDep) -> list[ExerciseSummary]:
     return [exercise_summary(exercise) for exercise in catalog]
@@ -195,7 +129,7 @@ async def list_exercises(catalog: CatalogDep) -> list[ExerciseSummary]:
     description="The statement (Markdown), starter code, entry point, the public test cases "
     "(names and inputs only), the number of hints and the limits.",
     responses={
-        200: {"content": {"application/json": {"example": EXERCISE_EXAMPLE}}},
+        200: {"content": {"application/json": {"example": examples.EXERCISE}}},
         **NOT_FOUND,
         **INVALID,
     },
@@ -216,7 +150,7 @@ async def get_exercise(exercise: ExerciseDep) -> ExercisePublic:
     "another site's page (`Sec-Fetch-Site: cross-site`).",
     openapi_extra={"requestBody": SUBMISSION_BODY},
     responses={
-        200: {"content": {"application/json": {"example": REPORT_EXAMPLE}}},
+        200: {"content": {"application/json": {"example": examples.RUN_REPORT}}},
         **GRADING_REFUSALS,
         **INVALID,
         503: {
@@ -257,11 +191,11 @@ async def submit(
     "reported in the test's message.",
     openapi_extra={"requestBody": CUSTOM_BODY},
     responses={
-        200: {"content": {"application/json": {"example": REPORT_EXAMPLE}}},
+        200: {"content": {"application/json": {"example": examples.CUSTOM_REPORT}}},
         **GRADING_REFUSALS,
         422: _error(
             "Malformed body, or an input that does not fit the parameters.",
-            "input.draft: expected a list, got a string",
+            examples.BAD_INPUT,
         ),
         503: _error("Saturated: retry after Retry-After seconds.", "The judge is busy."),
     },
@@ -278,20 +212,10 @@ async def run_custom(exercise: ExerciseDep, body: CustomRunDep, judge: JudgeDep)
     description="Hint `n` of the exercise, counted from 1 to `hint_count`. Any other integer is "
     "404; a non-integer `n` is 422.",
     responses={
-        200: {
-            "content": {
-                "application/json": {
-                    "example": {
-                        "index": 1,
-                        "total": 3,
-                        "text": "What happens to exp(x) when x is 1000?",
-                    }
-                }
-            }
-        },
+        200: {"content": {"application/json": {"example": examples.HINT}}},
         404: _error(
             "Unknown exercise, or no hint with that number.",
-            "Hint 4 does not exist: this exercise has 3 hints.",
+            examples.NO_SUCH_HINT,
         ),
         422: _error(
             "`n` is not an integer.",
@@ -331,6 +255,7 @@ async def get_hint(
                             "policy": True,
                         },
                         "pool": {
+                            "alive": True,
                             "workers": 2,
                             "capacity": 74,
                             "lanes": {
@@ -339,6 +264,9 @@ async def get_hint(
                                 "queue": {"in_use": 0, "capacity": 64},
                             },
                             "in_flight": 4,
+                            "completed": 1290,
+                            "restarts": 0,
+                            "zygote_pid": 4242,
                         },
                         "history": {
                             "database": "sqlite",
@@ -356,13 +284,11 @@ async def get_hint(
 )
 async def health(judge: JudgeDep, history: HistoryDep) -> Health:
     state = await asyncio.to_thread(judge.health)
-    layers = state.get("layers", {})
-    pool = state.get("pool", {})
     written = history.state() if history is not None else None
     return Health(
         status="ok" if written is None or written["state"] == "ok" else "degraded",
-        sandbox=dict(layers) if isinstance(layers, dict) else {},
-        pool=dict(pool) if isinstance(pool, dict) else {},
+        sandbox=state["layers"],
+        pool=PoolHealth.model_validate(state["pool"]),
         history=written,
     )
 

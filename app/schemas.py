@@ -7,9 +7,26 @@ reference code can be expressed by them.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+# The largest 64-bit signed integer: the largest seed (the history keeps seeds in a BIGINT
+# column) and the bound on a custom input's integers (a float conversion of a larger one
+# overflows, and numpy's int64 holds no more).
+INT64_MAX = 2**63 - 1
+MAX_SEED = INT64_MAX
+SEED_RANGE = f"an integer from 0 to 2**{MAX_SEED.bit_length()} - 1"
+INT64_RANGE = f"±(2**{INT64_MAX.bit_length()} - 1)"
+
+
+def integral(value: Any) -> Any:
+    """An integral JSON number written with a fraction (``1290.0``) as the integer it is: JSON
+    Schema counts it an integer, so a client that sends it must not be refused. Anything else
+    is left for the field's own (strict) validation to judge."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
 
 
 class Status(StrEnum):
@@ -144,11 +161,11 @@ class Submission(BaseModel):
     mode: Literal["run", "submit"] = Field(
         "run", description='"run": the six examples; "submit": examples, extra and random cases'
     )
-    seed: int | None = Field(
+    seed: Annotated[int | None, BeforeValidator(integral)] = Field(
         None,
         strict=True,  # true and "5" are not seeds: pydantic's lax mode would take them as 1 and 5
         ge=0,
-        lt=2**63,
+        le=MAX_SEED,
         description="Submit only: replay the random cases of an earlier report's seed",
     )
 
@@ -166,6 +183,45 @@ class ErrorBody(BaseModel):
     detail: str
 
 
+class Lane(BaseModel):
+    """One lane of the warm pool: the jobs in it and how many it holds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    in_use: int
+    capacity: int
+
+
+class SlowLane(Lane):
+    memory_mb_bound: int = Field(
+        description="what the parked children may hold at most, on top of their interpreter"
+    )
+
+
+class Lanes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    fast: Lane = Field(description="jobs running at full priority, one per worker")
+    slow: SlowLane = Field(description="jobs demoted past their CPU share, parked")
+    queue: Lane = Field(description="jobs waiting for a worker")
+
+
+class PoolHealth(BaseModel):
+    """The warm pool as ``sandbox.Pool.status()`` reports it (a field it adds or drops fails
+    here, and so in the tests, rather than drifting)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    alive: bool = Field(description="the zygote is up and the pool not closed")
+    workers: int
+    capacity: int = Field(description="jobs the pool takes before it answers 503")
+    lanes: Lanes
+    in_flight: int
+    completed: int
+    restarts: int = Field(description="times the zygote was started again")
+    zygote_pid: int | None
+
+
 class Health(BaseModel):
     """Liveness plus the confinement layers in force and the worker pool's state."""
 
@@ -173,9 +229,7 @@ class Health(BaseModel):
         description='"ok" while the service answers; "degraded" while the history cannot write'
     )
     sandbox: dict[str, bool] = Field(description="each confinement layer and whether it is on")
-    pool: dict[str, Any] = Field(
-        default_factory=dict, description="workers, lanes (in use / capacity), children"
-    )
+    pool: PoolHealth = Field(description="workers, lanes (in use / capacity), the zygote")
     history: dict[str, Any] | None = Field(
         None,
         description="the submission history: its database (sqlite or postgresql), its state "

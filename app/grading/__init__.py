@@ -15,7 +15,6 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the same names, for type checkers (at run time they load on first use)
-    from app.grading.case_sets import MAX_SEED
     from app.grading.compare import TypeSpec, parse_type
     from app.grading.custom_input import BadInput, validate
     from app.grading.distribution import DistributionCheck, load_check
@@ -24,7 +23,6 @@ if TYPE_CHECKING:  # the same names, for type checkers (at run time they load on
     from app.grading.tolerance import EXACT, Tolerance
 
 _HOMES = {
-    "MAX_SEED": "app.grading.case_sets",
     "TypeSpec": "app.grading.compare",
     "parse_type": "app.grading.compare",
     "BadInput": "app.grading.custom_input",
@@ -42,7 +40,6 @@ __all__ = [
     "DistributionCheck",
     "EXACT",
     "Judge",
-    "MAX_SEED",
     "Tolerance",
     "TypeSpec",
     "check_all",

@@ -18,8 +18,6 @@ from app.catalog import Case, Exercise
 from app.grading import feedback, reports
 from sandbox import Outcome, RandomMode, RunResult
 
-MAX_SEED = 2**63 - 1
-
 
 def fresh_seed() -> int:
     """A seed for one submission's random cases (kept in the report, so a failure replays)."""

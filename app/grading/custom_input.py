@@ -11,12 +11,12 @@ from typing import Any
 
 from app.catalog import MAX_NDIM, Exercise, InputCaps, ScalarRange
 from app.errors import InvalidRequest
+from app.schemas import INT64_MAX, INT64_RANGE, MAX_SEED, SEED_RANGE, integral
 from sandbox import SNAPSHOT_TEXT
 
-MAX_SEED = 2**63 - 1
-# Integers of a custom input fit in 64 bits: a float conversion of a larger one overflows, and
-# the sandbox snapshots arguments (for the mutation check) only up to a bounded size.
-MAX_INTEGER = 2**63 - 1
+# Integers of a custom input fit in 64 bits (schemas.INT64_MAX): a float conversion of a larger
+# one overflows, and the sandbox snapshots arguments (for the mutation check) only up to a
+# bounded size.
 ROW_SUM_TOLERANCE = 1e-6
 
 
@@ -27,13 +27,15 @@ class BadInput(InvalidRequest):
 def _number(value: Any, name: str, want: str = "float") -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BadInput(f"input.{name}: expected a number, got {_kind(value)}")
-    if want == "int" and not isinstance(value, int):
-        raise BadInput(f"input.{name}: expected an integer, got {value!r}")
+    if want == "int":
+        value = integral(value)  # 3.0 is the integer 3 in JSON; ordered() passes it on as 3
+        if not isinstance(value, int):
+            raise BadInput(f"input.{name}: expected an integer, got {value!r}")
     if isinstance(value, float) and not math.isfinite(value):
         raise BadInput(f"input.{name}: numbers must be finite, got {value!r}")
-    if isinstance(value, int) and abs(value) > MAX_INTEGER:
+    if isinstance(value, int) and abs(value) > INT64_MAX:
         raise BadInput(
-            f"input.{name}: integers must lie within ±(2**63 - 1); this one has "
+            f"input.{name}: integers must lie within {INT64_RANGE}; this one has "
             f"{len(str(abs(value)))} digits"
         )
     return float(value)
@@ -204,9 +206,9 @@ def _rng(value: Any, name: str, budget: _Budget) -> None:
             f'{{"scripted": [<numbers in [0, 1)>]}}'
         )
     if "seed" in value:
-        seed = value["seed"]
+        seed = integral(value["seed"])
         if type(seed) is not int or not 0 <= seed <= MAX_SEED:
-            raise BadInput(f"input.{name}.seed: must be an integer from 0 to 2**63 - 1")
+            raise BadInput(f"input.{name}.seed: must be {SEED_RANGE}")
         return
     scripted = value["scripted"]
     if not isinstance(scripted, list):
@@ -259,5 +261,18 @@ def validate(exercise: Exercise, raw: Any) -> list[str]:
 
 
 def ordered(exercise: Exercise, raw: dict[str, Any]) -> dict[str, Any]:
-    """The input keyed in the parameters' call order (the order stored cases use)."""
-    return {name: raw[name] for name in exercise.parameters}
+    """The (validated) input keyed in the parameters' call order (the order stored cases use),
+    an integral number written with a fraction passed on as the integer it is where one is due
+    (a generator's seed, an integer scalar, a list of integers)."""
+    caps = exercise.input_caps
+    inputs = {}
+    for name, kind in exercise.parameters.items():
+        value = raw[name]
+        if kind == "rng" and "seed" in value:
+            value = {"seed": integral(value["seed"])}
+        elif kind == "list" and caps.item_types.get(name) == "int":
+            value = [integral(item) for item in value]
+        elif name in caps.scalars and caps.scalars[name].type == "int":
+            value = integral(value)
+        inputs[name] = value
+    return inputs

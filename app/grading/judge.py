@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from app.catalog import Case, Exercise
-from app.errors import JudgeError, PayloadTooLarge, Saturated
+from app.errors import JudgeError, PayloadTooLarge, Saturated, code_bytes, code_over_cap
 from app.grading import case_sets, custom_input, distribution, distribution_jobs
 from app.grading.reports import build_report, limits_text, with_check_rows
 from app.schemas import CaseResult, Mode, Report, Status
@@ -338,7 +338,7 @@ class Judge:
         """``check_rows_async`` for callers without an event loop."""
         return run_to_completion(self.check_rows_async(exercise, code, exact_failed))
 
-    def health(self) -> dict[str, object]:
+    def health(self) -> dict[str, Any]:
         """{"layers": {name: bool}, "pool": {...}} for /api/health and `judge doctor`."""
         return {"layers": self.pool.layers, "pool": self.pool.status()}
 
@@ -375,8 +375,6 @@ def _check_size(exercise: Exercise, code: str) -> None:
     """The one code-size check of every grade (413 past the exercise's cap)."""
     if not isinstance(code, str):
         raise TypeError("code must be a string")
-    size = len(code.encode("utf-8", errors="surrogatepass"))
+    size = code_bytes(code)
     if size > exercise.limits.code_bytes:
-        raise PayloadTooLarge(
-            f"code is {size} bytes; the limit is {exercise.limits.code_bytes} bytes"
-        )
+        raise PayloadTooLarge(code_over_cap(size, exercise.limits.code_bytes))

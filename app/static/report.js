@@ -300,7 +300,7 @@
     function setSummary(kind, parts) {
       const summary = $("summary");
       summary.className = "summary summary--" + kind;
-      summary.replaceChildren(...parts);
+      summary.replaceChildren(...parts.filter((part) => part !== null));
     }
 
     function renderReport(report) {

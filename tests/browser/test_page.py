@@ -139,6 +139,10 @@ def test_correct_solution_is_accepted_and_wrong_one_shows_the_failing_case(
     summary = run_and_wait(p)
     assert "accepted" in summary.inner_text().lower()
     assert "6/6" in summary.inner_text()
+    # The whole line as a learner reads it (a Run names no seed, and nothing stands in for it).
+    words = summary.inner_text().split()
+    assert words[:4] == ["✓", "Accepted", "6/6", "tests"] and words[-1] in ("ms", "s"), words
+    assert "null" not in summary.inner_text() and "undefined" not in summary.inner_text()
     results = p.get_by_test_id("test-result")
     assert results.count() == 6
     assert [r.get_attribute("data-status") for r in results.all()] == ["pass"] * 6

@@ -67,12 +67,14 @@ class FakeJudge:
     def __init__(self, layers: dict[str, bool] | None = None) -> None:
         self.layers = dict(ALL_LAYERS if layers is None else layers)
         self.graded: list[tuple[str, str]] = []
+        self.seeds: list[int | None] = []
         self.closed = False
 
     async def grade_async(
         self, exercise: Exercise, code: str, mode: Any = "run", seed: int | None = None
     ) -> Report:
         self.graded.append((exercise.id, code))
+        self.seeds.append(seed)
         tests = [
             CaseResult(
                 name=case.name,
@@ -96,7 +98,20 @@ class FakeJudge:
     def health(self) -> dict[str, Any]:
         return {
             "layers": dict(self.layers),
-            "pool": {"workers": 2, "queue_size": 4, "busy": 0, "queued": 0},
+            "pool": {  # the shape sandbox.Pool.status() has (schemas.PoolHealth holds it to it)
+                "alive": True,
+                "workers": 2,
+                "capacity": 14,
+                "lanes": {
+                    "fast": {"in_use": 0, "capacity": 2},
+                    "slow": {"in_use": 0, "capacity": 8, "memory_mb_bound": 2048},
+                    "queue": {"in_use": 0, "capacity": 4},
+                },
+                "in_flight": 0,
+                "completed": 0,
+                "restarts": 0,
+                "zygote_pid": 4242,
+            },
         }
 
     def close(self) -> None:

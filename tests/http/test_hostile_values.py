@@ -110,7 +110,7 @@ def test_an_empty_draft_with_no_q_rows_is_graded_without_a_note_on_rows(
 SCALAR_INPUTS = [
     ({**GAMMA_INPUT, "max_gamma": 10**15}, "input.max_gamma: expected an integer from 0 to 1000"),
     ({**GAMMA_INPUT, "max_gamma": -1}, "input.max_gamma: expected an integer from 0 to 1000"),
-    ({**GAMMA_INPUT, "max_gamma": 2.0}, "input.max_gamma: expected an integer"),
+    ({**GAMMA_INPUT, "max_gamma": 2.5}, "input.max_gamma: expected an integer, got 2.5"),
     ({**GAMMA_INPUT, "max_gamma": True}, "input.max_gamma: expected an integer from 0 to 1000"),
     ({**GAMMA_INPUT, "max_gamma": "16"}, "input.max_gamma: expected an integer from 0 to 1000"),
     ({**GAMMA_INPUT, "alpha": 1.5}, "input.alpha: expected a number from 0 to 1, got 1.5"),
@@ -136,6 +136,28 @@ def test_choose_gamma_scalars_at_the_ends_of_their_ranges_run(api: InProcessClie
     assert response.status_code == 200, response.text
     (test,) = response.json()["tests"]
     assert test["expected"] == [0, 1.0] and test["status"] == "pass"
+
+
+def test_an_integral_number_written_with_a_fraction_is_the_integer_it_is(
+    api: InProcessClient,
+) -> None:
+    # JSON Schema counts 2.0 an integer: the learner's function receives the int 2, and a
+    # generator's seed 7.0 is the seed 7.
+    code = "def choose_gamma(alpha, c, g):\n    return (g if type(g) is int else -1), 1.0\n"
+    given = {"alpha": 0.8, "c": 0.05, "max_gamma": 2.0}
+    response = api.post(f"{GAMMA}/runs", json={"code": code, "input": given})
+    assert response.status_code == 200, response.text
+    (test,) = response.json()["tests"]
+    assert test["input"]["max_gamma"] == 2 and test["actual"][0] == 2
+    code = "def speculative_step(p, q, draft, rng):\n    return [int(rng.random() * 1000)]\n"
+    given = {**RESAMPLE_INPUT, "rng": {"seed": 7.0}}
+    seeded = api.post(
+        f"{RESAMPLE}/runs", json={"code": code, "input": {**given, "rng": {"seed": 7}}}
+    )
+    fractional = api.post(f"{RESAMPLE}/runs", json={"code": code, "input": given})
+    assert fractional.status_code == 200, fractional.text
+    (mine,), (theirs,) = fractional.json()["tests"], seeded.json()["tests"]
+    assert mine["input"]["rng"] == {"seed": 7} and mine["actual"] == theirs["actual"]
 
 
 ARRAYS_OF_THE_WRONG_RANK = [

@@ -156,6 +156,19 @@ def test_malformed_body_is_422_with_readable_detail(
     assert fake_judge.graded == []
 
 
+def test_an_integral_seed_written_with_a_fraction_is_that_seed(
+    client: InProcessClient, fake_judge: FakeJudge
+) -> None:
+    # JSON Schema counts 1290.0 an integer; a client generated from the schema may send it.
+    body = {"code": "x = 1\n", "mode": "submit", "seed": 1290.0}
+    response = client.post(URL, json=body)
+    assert response.status_code == 200, response.text
+    assert fake_judge.seeds == [1290] and type(fake_judge.seeds[0]) is int
+    too_big = client.post(URL, json={**body, "seed": 2.0**63})
+    assert too_big.status_code == 422
+    assert too_big.json()["detail"].startswith("body.seed: Input should be less than or equal")
+
+
 def test_saturated_judge_is_503_with_retry_after(
     make_client: Callable[..., InProcessClient],
 ) -> None:
