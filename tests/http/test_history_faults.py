@@ -250,13 +250,14 @@ def test_sqlite_on_a_full_disk_freed_within_a_minute(tmp_path: Path) -> None:
             load = Load(server.url).start()
             time.sleep(1)
             filler = volume / "filler"
-            with filler.open("wb") as out:  # every free block taken
-                try:
-                    while True:
-                        out.write(b"\0" * 65536)
-                        out.flush()
-                except OSError:
-                    pass
+            fill = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)  # unbuffered: no late flush
+            try:
+                while True:  # every free block taken, until ENOSPC
+                    os.write(fill, b"\0" * 65536)
+            except OSError:
+                pass
+            finally:
+                os.close(fill)
             degraded = wait_for_degraded(server.url)
             time.sleep(10)
             filler.unlink()
