@@ -15,9 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from app.catalog import EXERCISES_DIR
 from app.databases import check_url, redact
+from app.learners import Network, parse_networks
 
 ENV_PREFIX = "JUDGE_"
 DEFAULT_DATABASE_URL = "sqlite:///var/judge.sqlite3"
+MIN_TOKEN_CHARS = 16
 
 
 class ConfigError(ValueError):
@@ -65,6 +67,41 @@ class Settings(BaseModel):
         description="folder where rows wait until the database takes them (and across a "
         "restart); default: beside the SQLite file, or var/history-spool; empty: no spool",
     )
+
+    learner_in_flight: int = Field(
+        2, ge=1, le=1000, description="grades one learner (or one address) may have at once"
+    )
+    trusted_proxies: str = Field(
+        "",
+        description="comma-separated addresses or networks of proxies whose X-Forwarded-For "
+        "(and X-Forwarded-Proto) the judge believes",
+    )
+    instructor_token: str | None = Field(
+        None, description="bearer token of the instructor's view; unset: the view is off (404)"
+    )
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies_parse(cls, value: str) -> str:
+        parse_networks(value)
+        return value
+
+    @field_validator("instructor_token")
+    @classmethod
+    def _token_strong(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        if len(value) < MIN_TOKEN_CHARS or any(c.isspace() or not c.isprintable() for c in value):
+            raise ValueError(
+                f"must be at least {MIN_TOKEN_CHARS} printable characters without spaces "
+                "(e.g. `openssl rand -hex 24`)"
+            )
+        return value
+
+    @property
+    def trusted_networks(self) -> tuple[Network, ...]:
+        """``trusted_proxies`` as networks."""
+        return parse_networks(self.trusted_proxies)
 
     @field_validator("host")
     @classmethod
@@ -129,5 +166,7 @@ def _describe(exc: ValidationError) -> str:
         given = error["input"]
         if name == "database_url" and isinstance(given, str):
             given = redact(given)  # a database URL may carry a password
+        if name == "instructor_token":
+            given = "***"  # a secret, even when refused
         problems.append(f"{ENV_PREFIX}{name.upper()}: {error['msg']} (got {given!r})")
     return "invalid settings: " + "; ".join(problems)

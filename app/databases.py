@@ -3,8 +3,8 @@
 A database is named by a URL, as architecture.md says: ``sqlite:///PATH`` for one judge,
 ``postgresql://USER:PASSWORD@HOST:PORT/DB`` when replicas share their history. Both backends
 store the same ``submissions`` table and answer the same calls (prepare, insert, reset, count,
-recent, close); ``app.history.History`` decides when to call them. Every call is made under the
-backend's own lock, so one connection serves the writer thread and the readers.
+recent, read, close); ``app.history.History`` decides when to call them. Every call is made
+under the backend's own lock, so one connection serves the writer thread and the readers.
 
 Each row carries a ``row_key`` drawn when it was recorded, unique in the table: an insert skips
 the keys already stored, so a batch written again (its COMMIT's answer lost, or replayed from the
@@ -34,6 +34,10 @@ COLUMNS = (
     "duration_ms",
     "code_sha256",
     "row_key",
+    "learner_hash",
+    "mode",
+    "code",
+    "failed",
 )
 Row = tuple[object, ...]  # one value per name in COLUMNS
 
@@ -55,6 +59,18 @@ CREATE INDEX IF NOT EXISTS submissions_by_exercise ON submissions (exercise_id, 
 # A table made before rows had keys gets the column; the unique index is made after it.
 ROW_KEY_COLUMN = "ALTER TABLE submissions ADD COLUMN row_key TEXT"
 ROW_KEY_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS submissions_row_key ON submissions (row_key)"
+# The learner's and instructor's columns: NULLable, added to an existing table at open (a row
+# written, or spooled, before them keeps NULL there). learner_hash is the SHA-256 of the
+# learner's cookie, never the cookie; failed is a JSON list of the cases that ran and failed.
+ADDED_COLUMNS = (("learner_hash", "TEXT"), ("mode", "TEXT"), ("code", "TEXT"), ("failed", "TEXT"))
+# The learner's own pages read by learner; the instructor's statistics group by exercise, then
+# learner, in time order: each reads one index range, never the whole table per learner.
+ADDED_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS submissions_by_learner"
+    " ON submissions (learner_hash, exercise_id, created_at)",
+    "CREATE INDEX IF NOT EXISTS submissions_by_exercise_learner"
+    " ON submissions (exercise_id, learner_hash, created_at)",
+)
 
 POSTGRES_SCHEMA = (
     """
@@ -74,6 +90,8 @@ POSTGRES_SCHEMA = (
     "CREATE INDEX IF NOT EXISTS submissions_by_exercise ON submissions (exercise_id, created_at)",
     "ALTER TABLE submissions ADD COLUMN IF NOT EXISTS row_key TEXT",
     ROW_KEY_INDEX,
+    *(f"ALTER TABLE submissions ADD COLUMN IF NOT EXISTS {n} {t}" for n, t in ADDED_COLUMNS),
+    *ADDED_INDEXES,
 )
 
 
@@ -93,6 +111,7 @@ class Database(Protocol):
     """What the history needs from a backend."""
 
     kind: str
+    placeholder: str
 
     def prepare(self) -> None:
         """Connect if need be and make sure the table exists; DatabaseError if it cannot."""
@@ -105,6 +124,10 @@ class Database(Protocol):
     def count(self, exercise_id: str | None = None) -> int: ...
 
     def recent(self, limit: int) -> list[dict[str, object]]: ...
+
+    def read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run one query (``placeholder`` marks its arguments): column names and rows."""
+        ...
 
     def close(self) -> None: ...
 
@@ -203,6 +226,9 @@ class _Submissions:
     def _read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
         raise NotImplementedError
 
+    def read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
+        return self._read(sql, args)
+
     def count(self, exercise_id: str | None = None) -> int:
         sql, args = "SELECT COUNT(*) FROM submissions", cast(tuple[str, ...], ())
         if exercise_id is not None:
@@ -256,6 +282,7 @@ class SqliteDatabase(_Submissions):
             if "row_key" not in columns:
                 db.execute(ROW_KEY_COLUMN)
             db.execute(ROW_KEY_INDEX)
+            _add_sqlite_columns(db)
         except sqlite3.Error as exc:
             db.close()
             raise DatabaseError(f"SQLite: {exc}") from exc
@@ -308,6 +335,21 @@ class SqliteDatabase(_Submissions):
     def close(self) -> None:
         with self._lock:
             self._drop()
+
+
+def _add_sqlite_columns(db: sqlite3.Connection) -> None:
+    """Bring a table made before ADDED_COLUMNS up to date (SQLite has no ADD COLUMN IF NOT
+    EXISTS), then make the indexes that use them."""
+    present = {row[1] for row in db.execute("PRAGMA table_info(submissions)")}
+    for name, kind in ADDED_COLUMNS:
+        if name not in present:
+            try:
+                db.execute(f"ALTER TABLE submissions ADD COLUMN {name} {kind}")
+            except sqlite3.OperationalError as exc:  # another judge on this file added it first
+                if "duplicate column" not in str(exc):
+                    raise
+    for statement in ADDED_INDEXES:
+        db.execute(statement)
 
 
 def one_line(exc: BaseException) -> str:

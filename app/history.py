@@ -7,20 +7,22 @@ backoff, until they are written, each once (rows carry a key the database dedupl
 Bounds: ``BACKLOG`` rows and ``BACKLOG_BYTES`` of their text in memory; past that, rows that
 reached the spool wait there only (``app.spool``: it also carries them across a judge's restart
 or kill); a row that fits in neither is lost, counted and said in the log. The log says each
-change of state once. The code itself is not stored, only its SHA-256. The backends live in
-``app.databases``.
+change of state once. Each row keeps the code (the learner gets it back) and its SHA-256,
+beside the hash of the learner's id, never the id. The backends live in ``app.databases``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from app.databases import (
     COLUMNS,
@@ -33,7 +35,7 @@ from app.databases import (
     open_database,
     sqlite_path,
 )
-from app.schemas import Report
+from app.schemas import Report, Status
 from app.spool import Orphan, Spool, SpoolError
 
 log = logging.getLogger("judge.storage")
@@ -46,15 +48,33 @@ RETRY_FIRST_S = 0.25
 RETRY_MAX_S = 5.0
 STALLED_S = 5.0  # a write that has not answered for this long makes the history degraded
 POSTGRES_SPOOL = Path("var/history-spool")
+NOT_RUN_PREFIX = "not run:"  # app.grading's not-run rows: after the case that spent the budget
 
 
-def row_values(exercise_id: str, report: Report, code: str) -> Row:
+def failed_cases(report: Report) -> str | None:
+    """The cases of ``report`` that ran and failed, as JSON, for the instructor's statistics.
+
+    A report where nothing ran (a compile error, refused code) fails no case in particular, and
+    a case left unrun because an earlier one spent the budget was not failed by the learner.
+    """
+    if report.status is Status.error:
+        return None
+    failed = [
+        {"name": test.name, "group": test.group.value, "hint": test.hint}
+        for test in report.tests
+        if test.status is not Status.passed and not (test.message or "").startswith(NOT_RUN_PREFIX)
+    ]
+    return json.dumps(failed, separators=(",", ":"))
+
+
+def row_values(exercise_id: str, report: Report, code: str, learner: str | None = None) -> Row:
     """One submission as the database stores it, in ``app.databases.COLUMNS`` order.
 
-    Made when the submission is recorded, so the backlog holds a few small fields per row, not
-    the whole report and source (10,000 of those would be gigabytes behind a stalled database).
+    Made when the submission is recorded, so the backlog holds a few fields and the code per
+    row, not the whole report. ``learner`` is the learner id's hash (``app.learners``).
     """
-    digest = hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
+    text = code.encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(text).hexdigest()
     return (
         exercise_id,
         time.time(),
@@ -65,6 +85,12 @@ def row_values(exercise_id: str, report: Report, code: str) -> Row:
         report.duration_ms,
         digest,
         secrets.token_hex(16),
+        learner,
+        report.mode.value,
+        # Stored as the learner can get it back; a lone surrogate (valid in JSON, not in UTF-8)
+        # would make a PostgreSQL insert fail, so it is replaced.
+        text.decode("utf-8", "replace"),
+        failed_cases(report),
     )
 
 
@@ -183,9 +209,12 @@ class History:
                 "last_error": self._last_error if state != "ok" else None,
             }
 
-    def record(self, exercise_id: str, report: Report, code: str) -> None:
-        """Keep one graded submission for writing; never blocks on the database, never raises."""
-        row = row_values(exercise_id, report, code)
+    def record(
+        self, exercise_id: str, report: Report, code: str, learner: str | None = None
+    ) -> None:
+        """Keep one graded submission for writing; never blocks on the database, never raises.
+        ``learner``: the hash of the learner's id, never the id."""
+        row = row_values(exercise_id, report, code, learner)
         with self._cond:
             spooled = self._spool is not None and self._spool.append(
                 dict(zip(COLUMNS, row, strict=True))
@@ -219,6 +248,16 @@ class History:
     def recent(self, limit: int = 20) -> list[dict[str, object]]:
         """The latest rows, newest first, as dicts."""
         return self._db.recent(limit)
+
+    def read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """One read query on the history's database (``app.history_queries`` makes them);
+        blocking: call it from a thread. Raises DatabaseError when the database cannot answer."""
+        return self._db.read(sql, args)
+
+    @property
+    def placeholder(self) -> str:
+        """How the backend marks a query's arguments ("?" or "%s")."""
+        return self._db.placeholder
 
     def close(self) -> None:
         """Write what waits (for up to ``close_timeout_s``), stop the writer, close; idempotent.

@@ -5,11 +5,12 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app import routes
+from app import instructor_routes, learner_routes, routes
 from app.config import Settings
 from app.errors import install_error_handlers
 from app.grading import Judge
 from app.headers import SecurityHeaders
+from app.learners import LearnerGate
 from app.lifespan import lifespan_for
 
 DESCRIPTION = (
@@ -31,9 +32,17 @@ def create_app(settings: Settings | None = None, judge: Judge | None = None) -> 
     )
     app.state.settings = settings
     app.include_router(routes.router)
+    app.include_router(learner_routes.router)
+    app.include_router(instructor_routes.router)
     app.include_router(routes.pages)
+    app.include_router(instructor_routes.page)
     if routes.STATIC_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=routes.STATIC_DIR), name="static")
     install_error_handlers(app)
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(
+        LearnerGate,
+        in_flight=settings.learner_in_flight,
+        trusted_proxies=settings.trusted_networks,
+    )
+    app.add_middleware(SecurityHeaders)  # outermost: the gate's 429 gets the headers too
     return app

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path as FsPath
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Depends, Path, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
@@ -18,6 +18,7 @@ from app import openapi_examples as examples
 from app.catalog import Exercise
 from app.deps import CatalogDep, CustomRunDep, ExerciseDep, HistoryDep, JudgeDep, SubmissionDep
 from app.errors import NotFound, code_over_cap
+from app.learners import SCOPE_KEY, Learner
 from app.schemas import (
     CasePublic,
     CustomRun,
@@ -34,6 +35,16 @@ from app.schemas import (
 )
 
 STATIC_DIR = FsPath(__file__).resolve().parent / "static"
+
+
+async def get_grading_learner(request: Request) -> Learner | None:
+    """The learner a grade is recorded for: the cookie's, or the one just made for this grade
+    (its cookie goes back with the report), so a first grade is not left out of their list."""
+    learner = request.scope.get(SCOPE_KEY)
+    return learner if isinstance(learner, Learner) else None
+
+
+LearnerDep = Annotated[Learner | None, Depends(get_grading_learner)]
 
 
 def exercise_summary(exercise: Exercise) -> ExerciseSummary:
@@ -87,6 +98,16 @@ GRADING_REFUSALS: dict[int | str, dict[str, Any]] = {
     ),
     **NOT_FOUND,
     413: _error("Body or code over the size cap.", code_over_cap(70000, 65536)),
+    429: {
+        **_error(
+            "This learner (by cookie, else by address) already has JUDGE_LEARNER_IN_FLIGHT "
+            "grades running or waiting; retry after Retry-After seconds.",
+            "You already have 2 grades running; try again in 1 s, once one has finished.",
+        ),
+        "headers": {
+            "Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}
+        },
+    },
 }
 SUBMISSION_BODY = {
     "required": True,
@@ -169,11 +190,13 @@ async def submit(
     submission: SubmissionDep,
     judge: JudgeDep,
     history: HistoryDep,
+    learner: LearnerDep,
 ) -> Response:
     mode = Mode(submission.mode)
     report = await judge.grade_async(exercise, submission.code, mode, submission.seed)
     if history is not None:
-        history.record(exercise.id, report, submission.code)  # only enqueues: never blocks
+        # Only enqueues: never blocks. Stored under the hash of the learner's id, never the id.
+        history.record(exercise.id, report, submission.code, learner.hash if learner else None)
     # The report is already a validated model: serialise it once, in Rust, rather than have
     # FastAPI validate it again and encode it in Python (a third of a request's CPU).
     return Response(report.model_dump_json(), media_type="application/json")

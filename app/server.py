@@ -28,6 +28,10 @@ def server_config(app: Any, host: str, port: int) -> uvicorn.Config:
         timeout_graceful_shutdown=10,
         log_level="info",
         server_header=False,
+        # X-Forwarded-For is believed only from JUDGE_TRUSTED_PROXIES, by app.learners itself:
+        # uvicorn's own rewrite of the client address (it trusts 127.0.0.1) would let any local
+        # process pick the address a grade is counted under.
+        proxy_headers=False,
     )
 
 

@@ -191,13 +191,14 @@
     editor.markLine(null);
     const count = (exercise.tests || []).length + (mode === "submit" ? exercise.submit_cases || 0 : 0);
     view.running(count);
+    const code = editor.getCode();
     try {
       let response;
       try {
         response = await fetch(api + "/submissions", {
           method: "POST",
           headers: { "Content-Type": "application/json", Accept: "application/json" },
-          body: JSON.stringify({ code: editor.getCode(), mode: mode }),
+          body: JSON.stringify({ code: code, mode: mode }),
         });
       } catch (error) {
         view.httpProblem("Could not reach the judge", "Check that the judge is running, then try again.");
@@ -208,6 +209,8 @@
         if (report && typeof report === "object" && "verdict" in report) {
           view.report(report);
           editor.markLine(view.blamedLine(report));
+          // For submissions.js: the grade is in the learner's history now (or about to be).
+          document.dispatchEvent(new CustomEvent("judge:graded", { detail: { mode: mode, code: code } }));
         } else view.httpProblem("Unexpected answer", "The judge sent a reply this page cannot read.");
       } else {
         const [kind, text] = await problemFromResponse(response);
@@ -472,6 +475,7 @@
     });
     // For scripts and tests: the live editor ({getCode, setCode, focus}) and the run action.
     window.JudgePage = Object.freeze({ editor, run, submit, exerciseId });
+    document.dispatchEvent(new CustomEvent("judge:ready"));
     document.body.setAttribute("data-ready", "true");
   }
 

@@ -5,11 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 
 import httpx
 
 REQUEST_TIMEOUT_S = 60.0
 JSON_HEADERS = {"content-type": "application/json"}
+
+
+def learner_cookie() -> str:
+    """A Cookie header value for one simulated learner: the judge holds each learner to a few
+    grades at once (JUDGE_LEARNER_IN_FLIGHT) and counts cookie-less requests per address, so
+    a load generator that stands for a class gives each of its workers an id of its own."""
+    return f"judge_learner={secrets.token_hex(16)}"
 
 
 def pooled_client(url: str, concurrency: int) -> httpx.AsyncClient:
@@ -32,10 +40,11 @@ class RawConnection:
     tenth of httpx's CPU per request, so less of the machine goes to measuring.
     """
 
-    def __init__(self, host: str, port: int, path: str) -> None:
+    def __init__(self, host: str, port: int, path: str, cookie: str | None = None) -> None:
         self.host, self.port = host, port
         self.head = (
             f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+            f"Cookie: {cookie or learner_cookie()}\r\n"
         )
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None

@@ -15,7 +15,13 @@ from typing import Any
 import httpx
 
 from bench.cpu import tree_cpu_seconds
-from bench.loadtest.clients import JSON_HEADERS, RAW_ERRORS, RawConnection, pooled_client
+from bench.loadtest.clients import (
+    JSON_HEADERS,
+    RAW_ERRORS,
+    RawConnection,
+    learner_cookie,
+    pooled_client,
+)
 from bench.loadtest.servers import running_server
 from bench.stats import percentile
 
@@ -54,7 +60,9 @@ async def measure(
 
         async def worker() -> None:
             nonlocal remaining
-            raw = RawConnection(target.host, target.port or 80, path)
+            cookie = learner_cookie()  # each worker is one learner
+            raw = RawConnection(target.host, target.port or 80, path, cookie)
+            headers = {**JSON_HEADERS, "cookie": cookie}
             try:
                 while remaining > 0 and time.perf_counter() < deadline:
                     remaining -= 1
@@ -64,7 +72,7 @@ async def measure(
                         if client == "raw":
                             status, data = await raw.post(body)
                         else:
-                            response = await pooled.post(path, content=body, headers=JSON_HEADERS)
+                            response = await pooled.post(path, content=body, headers=headers)
                             status, data = response.status_code, response.content
                     except (httpx.HTTPError, *RAW_ERRORS) as exc:
                         outcomes[f"transport error: {type(exc).__name__}"] += 1

@@ -40,6 +40,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
+# The instructor's view is on in the browser tests' judge (tests/browser/test_instructor_page.py).
+INSTRUCTOR_TOKEN = "browser-instructor-token-0123456789"
 # Set JUDGE_SCREENSHOTS=/some/dir to keep a screenshot of each page the tests visit.
 SCREENSHOT_DIR = os.environ.get("JUDGE_SCREENSHOTS")
 
@@ -96,6 +98,7 @@ def server() -> Iterator[Server]:
     log = tmp / "server.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
     env["JUDGE_DATABASE_URL"] = f"sqlite:///{tmp / 'history.sqlite3'}"
+    env["JUDGE_INSTRUCTOR_TOKEN"] = INSTRUCTOR_TOKEN
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     command = [
         sys.executable,

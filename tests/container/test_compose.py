@@ -192,6 +192,12 @@ def test_each_replica_is_healthy_through_the_balancer(stack: Stack) -> None:
             assert body["sandbox"][layer] is True, body
 
 
+def learner(n: int) -> dict[str, str]:
+    """The cookie of simulated learner ``n``: a class, not one learner (who gets only
+    JUDGE_LEARNER_IN_FLIGHT grades at once) and not one address."""
+    return {"Cookie": f"judge_learner={n + 1:032x}"}
+
+
 def test_grades_from_both_replicas_land_in_one_history(
     stack: Stack, sources: list[tuple[str, str]]
 ) -> None:
@@ -228,7 +234,7 @@ def test_a_burst_past_both_replicas_is_answered_200_or_503_with_retry_after(
 
     def one(n: int) -> None:
         code = unique(LOOPING_VERIFY, 20_000 + n)
-        response = httpx.post(url, json={"code": code}, timeout=120)
+        response = httpx.post(url, json={"code": code}, headers=learner(n), timeout=120)
         verdict = response.json().get("verdict", "") if response.status_code == 200 else ""
         with lock:
             answers.append((response.status_code, response.headers.get("retry-after"), verdict))
@@ -283,6 +289,7 @@ def test_stopping_a_replica_mid_run_loses_no_grade(
             response = httpx.post(
                 f"{stack.url}/api/exercises/{exercise_id}/submissions",
                 json={"code": unique(code, 10_000 + n)},
+                headers=learner(n),
                 timeout=60,
             )
         except httpx.HTTPError as exc:

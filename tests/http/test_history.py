@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app import history as history_module
-from app.databases import DatabaseError, Row, SqliteDatabase, describe, sqlite_path
+from app.databases import COLUMNS, DatabaseError, Row, SqliteDatabase, describe, sqlite_path
 from app.history import History, row_values, spool_folder
 from app.schemas import Report, Status, Verdict
 
@@ -281,8 +281,11 @@ def test_doctor_description_of_a_sqlite_history(tmp_path: Path) -> None:
     assert broken["enabled"] is False and str(broken["detail"]).startswith("unusable:")
 
 
-def test_a_queued_row_is_a_few_small_fields_not_the_report() -> None:
-    row = row_values("add-numbers", REPORT, "x = 1\n" * 10_000)
-    assert len(row) == 9
-    assert all(type(value) in (str, int, float) for value in row)
-    assert sum(len(value) for value in row if isinstance(value, str)) < 250
+def test_a_queued_row_is_a_few_small_fields_and_the_code_not_the_report() -> None:
+    code = "x = 1\n" * 10_000
+    row = row_values("add-numbers", REPORT, code, "ab" * 32)
+    assert len(row) == len(COLUMNS)
+    assert all(value is None or type(value) in (str, int, float) for value in row)
+    assert row[COLUMNS.index("code")] == code
+    assert row[COLUMNS.index("learner_hash")] == "ab" * 32
+    assert sum(len(value) for value in row if isinstance(value, str)) < len(code) + 300

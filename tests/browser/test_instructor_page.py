@@ -1,0 +1,66 @@
+"""The instructor's page in a real browser: the token typed once (kept for the tab in
+sessionStorage), the class table, one exercise's most-failed cases drawn as a chart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+from conftest import INSTRUCTOR_TOKEN
+
+REPO = Path(__file__).resolve().parents[2]
+EXERCISES = sorted(
+    p.name for p in (REPO / "exercises").iterdir() if (p / "exercise.toml").is_file()
+)
+
+
+def test_the_class_table_and_the_chart_of_failed_cases(page: Any, server: Any) -> None:
+    exercise = EXERCISES[-1]
+    starter = (REPO / "exercises" / exercise / "starter.py").read_text(encoding="utf-8")
+    for n in range(3):  # three learners whose (only) attempt fails
+        cookie = {"judge_learner": f"{n:032x}"}
+        answer = httpx.post(
+            f"{server.url}/api/exercises/{exercise}/submissions",
+            json={"code": starter, "mode": "run"},
+            cookies=cookie,
+            timeout=60,
+        )
+        assert answer.status_code == 200 and answer.json()["verdict"] != "accepted"
+
+    page.goto("/instructor")
+    p = page.page
+    page.allowed_errors.append("status of 401")  # the wrong token, below
+    p.get_by_test_id("token-input").fill("not-the-token")
+    p.get_by_test_id("token-submit").click()
+    p.wait_for_function(
+        "() => document.querySelector('[data-testid=class-status]').textContent"
+        ".includes('not accepted')"
+    )
+    p.get_by_test_id("token-input").fill(INSTRUCTOR_TOKEN)
+    p.get_by_test_id("token-submit").click()
+    p.wait_for_selector("[data-testid=class-row]")
+    assert p.get_by_test_id("class-row").count() == len(EXERCISES)
+    row = p.locator(f"[data-testid=class-row]:has([data-exercise-id='{exercise}'])")
+    assert int(row.locator("td").nth(0).inner_text()) >= 3  # learners
+
+    row.get_by_test_id("class-exercise").click()
+    p.wait_for_selector("[data-testid=cases-chart] svg rect.bar")
+    assert p.locator("[data-testid=cases-chart] svg rect.bar").count() >= 1
+    assert "wrong" in p.get_by_test_id("verdicts").inner_text().lower()
+    page.screenshot("instructor")
+
+    # The token stays with the tab: a reload shows the class without asking again.
+    p.reload()
+    p.wait_for_selector("[data-testid=class-row]")
+    assert p.get_by_test_id("token-form").is_hidden()
+    stored = p.evaluate("() => Object.keys(window.sessionStorage)")
+    assert stored == ["judge.instructor.token"]
+    assert p.evaluate("() => Object.keys(window.localStorage)") == []
+
+    # Export: fetched with the token and handed over as a download.
+    with p.expect_download() as download:
+        p.get_by_test_id("export-all").click()
+    text = Path(download.value.path()).read_text(encoding="utf-8")
+    assert text.startswith("created_at,exercise,learner,mode,verdict")
+    assert "0" * 32 not in text
