@@ -20,7 +20,17 @@ from typing import Any
 
 import numpy as np
 
-from app.grading import EXACT, DistributionCheck, Tolerance, load_check, parse_type
+from app.exercise_keys import unknown_key_problem
+from app.grading import (
+    EXACT,
+    DistributionCheck,
+    SamplerCheck,
+    Tolerance,
+    load_check,
+    load_sampler,
+    parse_type,
+)
+from app.theory import load_theory
 from sandbox import SNAPSHOT_ITEMS, Job, Limits, RandomMode
 
 EXERCISES_DIR = Path(__file__).resolve().parent.parent / "exercises"
@@ -111,6 +121,9 @@ class Exercise:
     tolerance: Tolerance = EXACT
     trace_code: str = ""  # trace.py: the reference's steps, for feedback at a divergence
     distribution: DistributionCheck | None = None  # [distribution]: the check run on Submit
+    sampler: SamplerCheck | None = None  # [sampler]: the token-law check run on Submit
+    theory: dict[str, Any] | None = None  # theory.md or theory.py: the page under the statement
+    allow_nonfinite: bool = False  # [compare] allow_nonfinite: nan or inf may be expected
 
     def case_inputs(self) -> list[dict[str, Any]]:
         """The inputs only: the part of each case that may cross into the sandbox."""
@@ -207,6 +220,8 @@ def load_exercise(folder: Path) -> Exercise:
 
     exercise_id = folder.name
     _require(bool(ID_PATTERN.match(exercise_id)), folder, "folder name must be a lowercase slug")
+    unknown = unknown_key_problem(meta)
+    _require(unknown is None, meta_path, str(unknown))
     for key in ("title", "section", "difficulty", "summary", "entry_point", "returns"):
         _require(
             isinstance(meta.get(key), str) and bool(meta[key].strip()),
@@ -283,7 +298,14 @@ def load_exercise(folder: Path) -> Exercise:
         "[feedback] may only set the strings extra, missing, differs and empty",
     )
 
-    tolerance = _load_tolerance(meta.get("compare", {}), meta_path)
+    compare = meta.get("compare", {})
+    allow_nonfinite = isinstance(compare, dict) and compare.get("allow_nonfinite", False)
+    _require(
+        type(allow_nonfinite) is bool, meta_path, "[compare] allow_nonfinite must be true or false"
+    )
+    if isinstance(compare, dict):
+        compare = {key: value for key, value in compare.items() if key != "allow_nonfinite"}
+    tolerance = _load_tolerance(compare, meta_path)
 
     cases = load_cases(folder / "cases.json", parameters, len(hints))
     _require(
@@ -305,8 +327,33 @@ def load_exercise(folder: Path) -> Exercise:
 
     order = meta.get("order", 0)
     _require(type(order) is int, meta_path, "'order' must be an integer")
+    if not allow_nonfinite:
+        for path, group in ((folder / "cases.json", cases), (extra_path, extra_cases)):
+            for case in group:
+                _require(
+                    _finite(case.expected.get("value")),
+                    path,
+                    f"case {case.name!r}: the expected value holds nan or infinity; set [compare] "
+                    "allow_nonfinite = true if the exercise means it",
+                )
+    statement = _read_text(folder / "statement.md")
+    _require(bool(statement.strip()), folder / "statement.md", "the statement is empty")
     try:
         distribution = load_check(meta.get("distribution"), folder, len(hints))
+        sampler = load_sampler(
+            meta.get("sampler"),
+            folder,
+            entry_point=meta["entry_point"],
+            parameters=parameters,
+            returns=meta["returns"],
+            random_argument=argument,
+            hint_count=len(hints),
+        )
+        theory = load_theory(folder)
+        if distribution is not None and sampler is not None:
+            raise ValueError(
+                "declare one check over the whole function: [distribution] or [sampler]"
+            )
         if trace_path.exists():
             compile(_read_text(trace_path), str(trace_path), "exec")
     except (ValueError, SyntaxError) as exc:
@@ -323,7 +370,7 @@ def load_exercise(folder: Path) -> Exercise:
         parameters=dict(parameters),
         random_mode=RandomMode(mode),
         random_argument=argument,
-        statement=_read_text(folder / "statement.md"),
+        statement=statement,
         starter_code=_read_text(folder / "starter.py"),
         solution_code=_read_text(folder / "solution.py"),
         helpers_code=_read_text(helpers_path) if helpers_path.exists() else "",
@@ -341,7 +388,21 @@ def load_exercise(folder: Path) -> Exercise:
         input_caps=input_caps,
         trace_code=_read_text(trace_path) if trace_path.exists() else "",
         distribution=distribution,
+        sampler=sampler,
+        allow_nonfinite=allow_nonfinite,
+        theory=theory,
     )
+
+
+def _finite(value: Any) -> bool:
+    """No nan or infinity anywhere in a JSON value (json.loads reads NaN and Infinity)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(map(_finite, value))
+    if isinstance(value, dict):
+        return all(map(_finite, value.values()))
+    return True
 
 
 def _load_generator(path: Path, parameters: dict[str, str]) -> RandomCase | None:
@@ -499,7 +560,10 @@ class Catalog:
         for exercise in exercises.values():
             for other in exercise.related:
                 if other not in exercises:
-                    raise ExerciseError(f"{exercise.id}: related exercise {other!r} not found")
+                    raise ExerciseError(
+                        f"{exercise.folder / 'exercise.toml'}: related exercise {other!r} not "
+                        f"found in {root}"
+                    )
         return cls(exercises)
 
     def get(self, exercise_id: str) -> Exercise | None:

@@ -172,9 +172,27 @@ def _graded(grade: Callable[[Judge], Report], *, workers: int, what: str, as_jso
 def cmd_exercises(args: argparse.Namespace) -> int:
     from app.grading import check_all, regenerate_all
 
+    if args.action == "new":
+        return _new_exercise(args.exercises, args.ids)
     if args.action == "check":
-        return check_all(args.exercises)
-    return regenerate_all(args.exercises)
+        return check_all(args.exercises, args.ids)
+    return regenerate_all(args.exercises, args.ids)
+
+
+def _new_exercise(root: Path, ids: list[str]) -> int:
+    from app.exercise_scaffold import scaffold
+
+    if len(ids) != 1:
+        print("judge: `judge exercises new ID` makes one folder: give exactly one id")
+        return 2
+    try:
+        folder = scaffold(root, ids[0])
+    except ValueError as exc:
+        print(f"judge: {exc}")
+        return 1
+    print(f"created {folder}")
+    print(f"next: edit it, then `judge --exercises {root} exercises regen {ids[0]}` and `check`")
+    return 0
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -213,7 +231,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from app.server import serve
 
-    serve(args.host, args.port, allow_unconfined=args.allow_unconfined)
+    serve(
+        args.host,
+        args.port,
+        allow_unconfined=args.allow_unconfined,
+        exercises=args.exercises,
+        reload_exercises=args.reload,
+    )
     return 0
 
 
@@ -248,6 +272,18 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="start even when a mandatory sandbox layer is unavailable (development only)",
     )
+    serve.add_argument(
+        "--exercises",
+        type=Path,
+        default=argparse.SUPPRESS,  # else the global --exercises (given before `serve`) stands
+        help="folder of exercise folders to serve",
+    )
+    serve.add_argument(
+        "--reload",
+        action="store_true",
+        help="development: reload the exercises when a folder changes (a broken one is "
+        "reported and the last good catalog kept)",
+    )
     serve.set_defaults(func=cmd_serve)
 
     grade = commands.add_parser("grade", help="grade a file against an exercise")
@@ -274,8 +310,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the report as JSON")
     run.set_defaults(func=cmd_run)
 
-    exercises = commands.add_parser("exercises", help="validate or regenerate exercise folders")
-    exercises.add_argument("action", choices=["check", "regen"])
+    exercises = commands.add_parser(
+        "exercises", help="scaffold, validate or regenerate exercise folders"
+    )
+    exercises.add_argument("action", choices=["check", "regen", "new"])
+    exercises.add_argument(
+        "ids", nargs="*", metavar="ID", help="the exercises (check, regen: every one when none)"
+    )
     exercises.set_defaults(func=cmd_exercises)
 
     doctor = commands.add_parser("doctor", help="show the confinement layers and limits in force")

@@ -58,6 +58,9 @@ class Settings(BaseModel):
         64 * 1024, ge=1, le=16 * 1024 * 1024, description="largest accepted source, in UTF-8 bytes"
     )
     allow_unconfined: bool = Field(False, description="start even if a mandatory layer is off")
+    reload_exercises: bool = Field(
+        False, description="development: reload the exercises when their folder changes"
+    )
     database_url: str | None = Field(
         DEFAULT_DATABASE_URL,
         description="submission history: sqlite:///PATH or postgresql://...; None disables it",

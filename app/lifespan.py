@@ -15,6 +15,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from fastapi import FastAPI
 
+from app import catalog_reload
 from app.catalog import Catalog
 from app.config import Settings
 from app.errors import UnsafeStart
@@ -72,6 +73,7 @@ def lifespan_for(
                 slow_lane=settings.slow_lane,
             )
         history: History | None = None
+        watcher: asyncio.Task[None] | None = None
         try:
             check_confinement(await asyncio.to_thread(active.health), settings)
             history = await asyncio.to_thread(
@@ -84,8 +86,15 @@ def lifespan_for(
                 settings.workers,
                 settings.queue_size,
             )
+            if settings.reload_exercises:
+                watcher = asyncio.create_task(catalog_reload.watch(app, settings.exercises_dir))
+                log.info(
+                    "development mode: exercises reload when %s changes", settings.exercises_dir
+                )
             yield
         finally:
+            if watcher is not None:
+                watcher.cancel()
             if history is not None:
                 await asyncio.to_thread(history.close)
             if judge is None:

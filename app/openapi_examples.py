@@ -149,7 +149,11 @@ RUN_REPORT: dict[str, Any] = {
             "input": {"probs": [0.5, 0.5], "rng": {"scripted": [0.5]}},
             "expected": 1,
             "actual": 0,
-            "message": "your return value: you returned 0 but the reference returned 1",
+            "message": (
+                "your return value: you returned 0 but the reference returned 1. What the "
+                "reference did: draw 1 gave u = 0.5; running sums over probs [0.5, 1]; u falls in "
+                "[0.5, 1): token 1."
+            ),
             "output": None,
             "duration_ms": 0.01,
             "chart": None,
@@ -162,7 +166,11 @@ RUN_REPORT: dict[str, Any] = {
             "input": {"probs": [0.0, 0.25, 0.75], "rng": {"scripted": [0.0]}},
             "expected": 1,
             "actual": 0,
-            "message": "your return value: you returned 0 but the reference returned 1",
+            "message": (
+                "your return value: you returned 0 but the reference returned 1. What the "
+                "reference did: draw 1 gave u = 0; running sums over probs [0, 0.25, 1]; u falls "
+                "in [0, 0.25): token 1."
+            ),
             "output": None,
             "duration_ms": 0.008,
             "chart": None,
@@ -176,7 +184,12 @@ RUN_REPORT: dict[str, Any] = {
             "input": {"probs": [0.3, 0.3, 0.3999999999, 0.0], "rng": {"scripted": [0.99999999995]}},
             "expected": 2,
             "actual": 3,
-            "message": "your return value: you returned 3 but the reference returned 2",
+            "message": (
+                "your return value: you returned 3 but the reference returned 2. What the "
+                "reference did: draw 1 gave u = 0.99999999995; running sums over probs [0.3, 0.6, "
+                "1, 1], the last 0.9999999999 by round-off; no running sum exceeds u, so the last "
+                "token of probability above 0: token 2."
+            ),
             "output": None,
             "duration_ms": 0.019,
             "chart": None,
@@ -228,7 +241,11 @@ CUSTOM_REPORT: dict[str, Any] = {
             "input": {"probs": [0.5, 0.5], "rng": {"scripted": [0.5]}},
             "expected": 1,
             "actual": 0,
-            "message": "your return value: you returned 0 but the reference returned 1",
+            "message": (
+                "your return value: you returned 0 but the reference returned 1. What the "
+                "reference did: draw 1 gave u = 0.5; running sums over probs [0.5, 1]; u falls in "
+                "[0.5, 1): token 1."
+            ),
             "output": None,
             "duration_ms": 0.087,
             "chart": None,

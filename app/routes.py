@@ -31,7 +31,9 @@ from app.schemas import (
     Mode,
     PoolHealth,
     Report,
+    Section,
     Submission,
+    TheoryPublic,
 )
 
 STATIC_DIR = FsPath(__file__).resolve().parent / "static"
@@ -128,6 +130,12 @@ CUSTOM_BODY = {
     },
 }
 
+THEORY_EXAMPLE = {
+    "title": "Why the max shift changes nothing",
+    "blocks": [{"markdown": "$e^{x - m} / \\sum_j e^{x_j - m}$ is the same fraction."}],
+}
+SECTIONS_EXAMPLE = [{"name": "Basics", "exercises": ["sum-of-squares", "running-mean"]}]
+
 router = APIRouter(prefix="/api", tags=["judge"])
 
 
@@ -141,6 +149,21 @@ router = APIRouter(prefix="/api", tags=["judge"])
 )
 async def list_exercises(catalog: CatalogDep) -> list[ExerciseSummary]:
     return [exercise_summary(exercise) for exercise in catalog]
+
+
+@router.get(
+    "/sections",
+    response_model=list[Section],
+    summary="List the sections",
+    description="The home page's groups, each with its exercises' ids in their `order`; a "
+    "section comes where its first exercise does in the catalog.",
+    responses={200: {"content": {"application/json": {"example": SECTIONS_EXAMPLE}}}},
+)
+async def list_sections(catalog: CatalogDep) -> list[Section]:
+    groups: dict[str, list[str]] = {}
+    for exercise in catalog:
+        groups.setdefault(exercise.section, []).append(exercise.id)
+    return [Section(name=name, exercises=ids) for name, ids in groups.items()]
 
 
 @router.get(
@@ -226,6 +249,25 @@ async def submit(
 async def run_custom(exercise: ExerciseDep, body: CustomRunDep, judge: JudgeDep) -> Response:
     report = await judge.run_custom_async(exercise, body.code, body.input)
     return Response(report.model_dump_json(), media_type="application/json")
+
+
+@router.get(
+    "/exercises/{exercise_id}/theory",
+    response_model=TheoryPublic,
+    summary="Get the exercise's theory page",
+    description="The theory page under the statement, as blocks of Markdown, headings, tables "
+    "and line plots, computed from the exercise's folder when it loads; an exercise without "
+    "one answers no blocks.",
+    responses={
+        200: {"content": {"application/json": {"example": THEORY_EXAMPLE}}},
+        **NOT_FOUND,
+        **INVALID,
+    },
+)
+async def get_theory(exercise: ExerciseDep) -> TheoryPublic:
+    if exercise.theory is None:
+        return TheoryPublic()
+    return TheoryPublic(title=exercise.theory["title"], blocks=exercise.theory["blocks"])
 
 
 @router.get(

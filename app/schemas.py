@@ -118,6 +118,20 @@ class ExerciseSummary(BaseModel):
     summary: str
 
 
+class TheoryPublic(BaseModel):
+    """An exercise's theory page as blocks (app/theory.py says their shapes); none: no page."""
+
+    title: str | None = None
+    blocks: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Section(BaseModel):
+    """A group of the home page: its name and its exercises' ids, in their order."""
+
+    name: str
+    exercises: list[str]
+
+
 class CasePublic(BaseModel):
     name: str
     input: Any

@@ -6,6 +6,7 @@ import logging
 import signal
 import sys
 import threading
+from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
@@ -68,11 +69,22 @@ def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(0)
 
 
-def serve(host: str, port: int, *, allow_unconfined: bool = False) -> None:
+def serve(
+    host: str,
+    port: int,
+    *,
+    allow_unconfined: bool = False,
+    exercises: Path | None = None,
+    reload_exercises: bool = False,
+) -> None:
     """`judge serve`: environment settings, overridden by the command line."""
     overrides: dict[str, object] = {"host": host, "port": port}
     if allow_unconfined:
         overrides["allow_unconfined"] = True
+    if exercises is not None:
+        overrides["exercises_dir"] = exercises
+    if reload_exercises:
+        overrides["reload_exercises"] = True
     try:
         settings = Settings.from_env(**overrides)
     except ConfigError as exc:

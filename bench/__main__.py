@@ -1,4 +1,5 @@
-"""``python -m bench sandbox|loadtest|classroom|submit|guards|child [options]``: the benchmarks."""
+"""``python -m bench sandbox|loadtest|classroom|submit|guards|child|checks [options]``: the
+benchmarks."""
 
 from __future__ import annotations
 
@@ -10,13 +11,17 @@ def main(argv: list[str]) -> int:
         from bench import guards
 
         return guards.main(argv[1:])
+    if argv[:1] == ["checks"]:  # the check over the whole function, per exercise
+        from bench import check_cost
+
+        return check_cost.main(argv[1:])
     if argv[:1] == ["child"]:  # a confined child's cost per job, by its size (bench/child_cost.py)
         from bench import child_cost
 
         return child_cost.main(argv[1:])
     if not argv or argv[0] not in ("sandbox", "loadtest", "classroom", "submit"):
         print(
-            "usage: python -m bench sandbox|loadtest|classroom|submit|guards|child [options]"
+            "usage: python -m bench sandbox|loadtest|classroom|submit|guards|child|checks [options]"
             "  (--help after any)"
         )
         return 2

@@ -227,8 +227,8 @@ REHEARSAL_HELPERS_SOURCE = (
     "            out.append(i)\n"
     "        else:\n"
     "            break\n"
-    "    residual = np.maximum(p[0] - p[-1], 0.0)\n"
-    "    out.append(pick(residual / residual.sum(), rng))\n"
+    "    rest = np.maximum(p[0] - p[-1], 0.0)\n"
+    "    out.append(pick(rest / rest.sum(), rng))\n"
     "    print(f'{out}')\n"
     "    return out, len(out), p[0, 1]\n"
 )

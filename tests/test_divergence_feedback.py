@@ -14,6 +14,7 @@ import pytest
 from app.catalog import Catalog
 from app.grading.judge import Judge
 from app.schemas import Status
+from tests import golden
 
 ROOT = Path(__file__).parent / "solutions"
 VERIFY = "speculative-decoding-verify"
@@ -130,13 +131,18 @@ def test_every_wrong_decision_is_explained(judge: Judge, catalog: Catalog) -> No
     # Any golden mistake whose first failure is a wrong token gets the reference's step. Only
     # an exercise with a trace.py has steps to word: elsewhere "position i" is a float or an
     # item of a list (a softmax's probabilities, a beam), worded by the comparison itself.
-    for path in sorted(ROOT.glob("*/wrong_*.py")):
-        exercise = catalog.get(path.parent.name)
-        if not (exercise.folder / "trace.py").is_file():
-            continue
+    for path in golden.files("wrong_*.py"):
+        exercise = catalog.get(golden.exercise_of(path))
+        if exercise is None or not exercise.trace_code:
+            continue  # no trace: nothing of the reference's steps to cite
         report = judge.grade(exercise, path.read_text())
         first = next((t for t in report.tests if t.status == Status.failed), None)
-        if first is None or not first.message or "position " not in first.message:
+        token = (
+            exercise.returns == "int" and "but the reference returned" in (first.message or "")
+            if first
+            else False
+        )
+        if first is None or not first.message or ("position " not in first.message and not token):
             continue  # a type, mutation or draw-count failure: no token to explain
         if "must be" not in first.message and "modified" not in first.message:
             assert "What the reference did" in first.message or "step ended" in first.message, (

@@ -161,7 +161,7 @@ def test_floats_are_exact_unless_an_exercise_declares_a_tolerance(catalog: Catal
         ),
         (
             lambda d: _append(d / "exercise.toml", "[compare]\nrelative = 1e-9\n"),
-            r"\[compare\] may only set the numbers rel_tol and abs_tol",
+            r"\[compare\] has an unknown key 'relative'",
         ),
         (
             lambda d: (d / "exercise.toml").write_text(

@@ -11,7 +11,6 @@ import dataclasses
 import importlib.util
 import json
 from fractions import Fraction
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -21,8 +20,8 @@ import pytest
 from app.catalog import EXERCISES_DIR, Case, Catalog, Exercise
 from app.grading.exercise_tools import reference_expectations
 from app.grading.judge import Judge
+from tests import golden
 
-SOLUTIONS = Path(__file__).parent / "solutions"
 WITH_EXTRA = sorted(p.parent.name for p in EXERCISES_DIR.glob("*/extra_cases.json"))
 WITH_GENERATOR = sorted(p.parent.name for p in EXERCISES_DIR.glob("*/case_generator.py"))
 
@@ -85,7 +84,7 @@ def test_correct_golden_submissions_pass_the_extra_cases(
 ) -> None:
     exercise = catalog.get(exercise_id)
     extended = dataclasses.replace(exercise, cases=as_cases(extra_cases(exercise)))
-    correct = sorted((SOLUTIONS / exercise_id).glob("correct_*.py"))
+    correct = golden.of(exercise_id, "correct_*.py")
     assert correct
     for path in correct:
         report = judge.grade(extended, path.read_text())
@@ -164,7 +163,7 @@ def test_correct_submissions_agree_with_the_reference_on_random_cases(
             dataclasses.replace(c, expected=e) for c, e in zip(cases, expected, strict=True)
         ),
     )
-    for path in sorted((SOLUTIONS / exercise.id).glob("correct_*.py")):
+    for path in golden.of(exercise.id, "correct_*.py"):
         report = judge.grade(graded, path.read_text())
         failing = [(t.input, t.message) for t in report.tests if t.status.value != "pass"]
         assert report.verdict.value == "accepted", (path.name, failing)

@@ -18,9 +18,9 @@ import pytest
 
 from app.catalog import Catalog
 from app.grading.judge import Judge
+from tests import golden
 
-ROOT = Path(__file__).parent / "solutions"
-SUBMISSIONS = sorted(ROOT.glob("*/*.py"))
+SUBMISSIONS = golden.files("*.py")
 UPDATE = os.environ.get("JUDGE_UPDATE_GOLDEN") == "1"
 
 
@@ -33,22 +33,22 @@ def _without_timings(value: Any) -> Any:
     return value
 
 
-@pytest.mark.parametrize("path", SUBMISSIONS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize("path", SUBMISSIONS, ids=golden.name)
 def test_the_run_report_is_the_golden_one(path: Path, judge: Judge, catalog: Catalog) -> None:
-    exercise = catalog.get(path.parent.name)
-    assert exercise is not None, f"{path.parent.name} is not an exercise"
+    exercise = catalog.get(golden.exercise_of(path))
+    assert exercise is not None, f"{golden.exercise_of(path)} is not an exercise"
     report = judge.grade(exercise, path.read_text())
     actual = _without_timings(report.model_dump(mode="json"))
-    golden = path.with_suffix(".report.json")
+    kept = path.with_suffix(".report.json")
     if UPDATE:
-        golden.write_text(json.dumps(actual, indent=1, ensure_ascii=False) + "\n")
-    assert golden.is_file(), f"no {golden.name}: run with JUDGE_UPDATE_GOLDEN=1 and review it"
-    assert actual == json.loads(golden.read_text())
+        kept.write_text(json.dumps(actual, indent=1, ensure_ascii=False) + "\n")
+    assert kept.is_file(), f"no {kept.name}: run with JUDGE_UPDATE_GOLDEN=1 and review it"
+    assert actual == json.loads(kept.read_text())
 
 
 def test_every_golden_report_belongs_to_a_submission() -> None:
     orphans = [
-        report for report in ROOT.glob("*/*.report.json") if not report.with_name(
+        report for report in golden.files("*.report.json") if not report.with_name(
             report.name.removesuffix(".report.json") + ".py").is_file()
     ]  # fmt: skip
     assert orphans == []

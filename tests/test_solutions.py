@@ -18,15 +18,13 @@ from app.catalog import Catalog
 from app.grading.judge import Judge
 from app.grading.tolerance import EXACT
 from app.schemas import Group, Mode, Report, Status
+from tests import golden
 
-ROOT = Path(__file__).parent / "solutions"
+ROOT = golden.REPOSITORY
 SEED = 20260101  # these tests replay its random cases (beside fresh ones), so a failure replays
-CORRECT = sorted(ROOT.glob("*/correct_*.py"))
-WRONG = sorted(ROOT.glob("*/wrong_*.py"))
-
-
-def _id(path: Path) -> str:
-    return f"{path.parent.name}/{path.stem}"
+CORRECT = golden.files("correct_*.py")
+WRONG = golden.files("wrong_*.py")
+_id = golden.name
 
 
 def test_enough_golden_submissions() -> None:
@@ -40,7 +38,7 @@ def test_enough_golden_submissions() -> None:
 
 @pytest.mark.parametrize("path", CORRECT, ids=_id)
 def test_correct_solution_is_accepted(path: Path, judge: Judge, catalog: Catalog) -> None:
-    report = judge.grade(catalog.get(path.parent.name), path.read_text())
+    report = judge.grade(catalog.get(golden.exercise_of(path)), path.read_text())
     failing = [(t.name, t.message) for t in report.tests if t.status != Status.passed]
     assert report.verdict.value == "accepted", (report.message, failing)
     assert report.passed == report.total == 6
@@ -58,12 +56,13 @@ def _expectation(path: Path) -> tuple[str, str, str | None]:
 
 @pytest.mark.parametrize("path", CORRECT, ids=_id)
 def test_correct_solution_passes_submit(path: Path, judge: Judge, catalog: Catalog) -> None:
-    exercise = catalog.get(path.parent.name)
+    exercise = catalog.get(golden.exercise_of(path))
     report = judge.grade(exercise, path.read_text(), Mode.submit, SEED)
     failing = [(t.name, t.message) for t in report.tests if t.status != Status.passed]
     assert report.verdict.value == "accepted", (report.message, failing)
     assert (report.mode, report.replayed_seed) == (Mode.submit, SEED)
     checked = len(exercise.distribution.pairs) if exercise.distribution else 0
+    checked += len(exercise.sampler.inputs) if exercise.sampler else 0
     # A replayed seed's random cases, and as many fresh ones beside them.
     wanted = len(exercise.cases) + len(exercise.extra_cases) + 2 * exercise.random_cases + checked
     assert report.passed == report.total == wanted
@@ -92,7 +91,7 @@ def test_wrong_solution_fails_where_and_how_expected(
     path: Path, judge: Judge, catalog: Catalog
 ) -> None:
     verdict, case_name, phrase = _expectation(path)
-    exercise = catalog.get(path.parent.name)
+    exercise = catalog.get(golden.exercise_of(path))
     report = judge.grade(exercise, path.read_text())
     if case_name in {case.name for case in exercise.cases}:
         _assert_fails_at(report, verdict, case_name, phrase)
@@ -104,7 +103,7 @@ def test_wrong_solution_fails_where_and_how_expected(
 @pytest.mark.parametrize("path", WRONG, ids=_id)
 def test_wrong_solution_fails_submit(path: Path, judge: Judge, catalog: Catalog) -> None:
     verdict, case_name, phrase = _expectation(path)
-    exercise = catalog.get(path.parent.name)
+    exercise = catalog.get(golden.exercise_of(path))
     report = judge.grade(exercise, path.read_text(), Mode.submit, SEED)
     assert report.mode == Mode.submit
     _assert_fails_at(report, verdict, case_name, phrase)

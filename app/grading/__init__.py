@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the same names, for type checkers (at run time they load on
     from app.grading.distribution import DistributionCheck, load_check
     from app.grading.exercise_tools import check_all, regenerate_all
     from app.grading.judge import Judge
+    from app.grading.sampler import SamplerCheck, load_sampler
     from app.grading.tolerance import EXACT, Tolerance
 
 _HOMES = {
@@ -32,6 +33,8 @@ _HOMES = {
     "check_all": "app.grading.exercise_tools",
     "regenerate_all": "app.grading.exercise_tools",
     "Judge": "app.grading.judge",
+    "SamplerCheck": "app.grading.sampler",
+    "load_sampler": "app.grading.sampler",
     "EXACT": "app.grading.tolerance",
     "Tolerance": "app.grading.tolerance",
 }
@@ -40,10 +43,12 @@ __all__ = [
     "DistributionCheck",
     "EXACT",
     "Judge",
+    "SamplerCheck",
     "Tolerance",
     "TypeSpec",
     "check_all",
     "load_check",
+    "load_sampler",
     "parse_type",
     "regenerate_all",
     "validate",

@@ -46,18 +46,29 @@ MAX_TRIALS = 100_000
 CONTINUE = 0.05
 # A look pools fewer bins than the final test: its bound is only the 95% quantile (a correct
 # step's rate of going on, enumerated exactly by tools/distribution_power.py), and pooling a
-# rare token there hid the mistakes that show in it (an unnormalised residual settled early).
+# rare token there hid the mistakes that show in it (a wrong step's excess on a rare token
+# settled early).
 LOOK_MIN_EXPECTED = 5.0
 DRIVER_FILE = "distribution.py"
 PAIR_KEYS = {"name", "p", "q", "trials", "seed"}
 
-# What a step that is right in distribution but wrong draw by draw should learn from the check.
-ORDER_LESSON = (
-    "Your step's tokens come out in the target's proportions, yet the exact cases fail: they "
-    "also fix which random number decides what (one draw per accept test, drawn as that test "
-    "happens, with a strict u < p/q, then one draw for the final sample), so a step can be "
-    "right in distribution and still wrong draw by draw"
-)
+# The check's words that belong to the exercise: [distribution.words] in its exercise.toml may
+# put each in its own terms. ``lesson``: what a step right in distribution but wrong draw by draw
+# should learn; ``target``: how the row p[0] is named; ``kept`` and ``replaced``: why a first
+# token other than the draft's is one a correct step never returns, when the draft's token is
+# always kept there and when the token returned is given probability 0 ({draft}, {token} and
+# {p_draft}, {q_draft}, {p_token}, {q_token}, the rows' numbers at those tokens, filled in).
+WORDS = {
+    "lesson": "Your step's tokens come out in the law's proportions, yet the exact cases fail: "
+    "they also fix which random number decides what, so a step can be right in distribution "
+    "and still wrong draw by draw",
+    "target": "the row p[0]",
+    "kept": "but p = {p_draft} >= q = {q_draft} there, so a correct step always keeps token "
+    "{draft}",
+    "replaced": "but a correct step gives token {token} probability 0 there (p = {p_token} <= "
+    "q = {q_token})",
+}
+WORD_FIELDS = ("draft", "token", "p_draft", "q_draft", "p_token", "q_token")
 
 
 @dataclass(frozen=True)
@@ -96,8 +107,9 @@ class DistributionCheck:
     driver: str
     pairs: tuple[Pair, ...]
     # The hints (1-based) a failing row offers: for its first token (the chi-square, a token of
-    # probability 0, a replacement outside the residual) and for its tokens per step.
+    # probability 0, a first token a correct step never returns) and for its tokens per step.
     hints: dict[str, int] = field(default_factory=dict)
+    words: dict[str, str] = field(default_factory=lambda: dict(WORDS))
 
     @property
     def tests(self) -> int:
@@ -127,8 +139,9 @@ def load_check(raw: Any, folder: Path, hint_count: int = 0) -> DistributionCheck
     """``[distribution]`` of exercise.toml and its driver; raises ValueError naming the problem."""
     if raw is None:
         return None
-    if not isinstance(raw, dict) or set(raw) - {"pairs", "hints"}:
-        raise ValueError("[distribution] holds only [[distribution.pairs]] and its hints")
+    if not isinstance(raw, dict) or set(raw) - {"pairs", "hints", "words"}:
+        raise ValueError("[distribution] holds only [[distribution.pairs]], hints and words")
+    words = _words(raw.get("words", {}))
     hints = raw.get("hints", {})
     if not (
         isinstance(hints, dict)
@@ -165,7 +178,26 @@ def load_check(raw: Any, folder: Path, hint_count: int = 0) -> DistributionCheck
         raise ValueError(f"{driver}: missing (the distribution check's driver)")
     source = driver.read_text(encoding="utf-8")
     compile(source, str(driver), "exec")  # a SyntaxError names the line
-    return DistributionCheck(source, tuple(pairs), dict(hints))
+    return DistributionCheck(source, tuple(pairs), dict(hints), words)
+
+
+def _words(raw: Any) -> dict[str, str]:
+    """[distribution.words]: the check's words in the exercise's own terms (WORDS' keys)."""
+    if not (isinstance(raw, dict) and set(raw) <= set(WORDS)):
+        raise ValueError(f"[distribution.words] may set {', '.join(WORDS)}")
+    words = dict(WORDS)
+    for key, text in raw.items():
+        if not (isinstance(text, str) and text.strip()):
+            raise ValueError(f"[distribution.words] {key} must be a non-empty string")
+        try:
+            text.format_map(dict.fromkeys(WORD_FIELDS, "0"))
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(
+                f"[distribution.words] {key}: only {{{'}, {'.join(WORD_FIELDS)}}} may be filled "
+                f"in ({exc})"
+            ) from None
+        words[key] = text.strip().rstrip(".") if key == "lesson" else text
+    return words
 
 
 # -- from counts to a row --------------------------------------------------------------------
@@ -188,7 +220,7 @@ INVALID = {
 
 
 def _outside_sound(counts: dict[str, Any], vocabulary: int) -> bool:
-    """The replacements outside the residual, if counted: a number up to the trials, and the
+    """The first tokens a correct step never returns, if counted: a number up to the trials, and the
     first of them (trial, draft, token) exactly when there was one, with tokens in range."""
     outside, seen = counts.get("outside", 0), counts.get("first_outside")
     if type(outside) is not int or not 0 <= outside <= counts["trials"]:
@@ -252,7 +284,8 @@ def _steps_mean(lengths: list[int], trials: int) -> float:
 
 def _readable(pair: Pair, counts: Any) -> bool:
     """Counts the check can judge: over all the pair's trials or its first look's, every
-    count summing to them, the replacements outside the residual as the driver names them."""
+    count summing to them, the first tokens a correct step never returns as the driver names
+    them."""
     if not isinstance(counts, dict) or counts.get("trials") not in (pair.trials, pair.first_look):
         return False
     vocabulary, trials = len(pair.p[0]), counts["trials"]
@@ -265,7 +298,7 @@ def _readable(pair: Pair, counts: Any) -> bool:
 
 def _settles(pair: Pair, counts: dict[str, Any]) -> bool:
     """Whether a first look's counts, with no token of probability 0 and no replacement
-    outside the residual, are clearly what a correct step gives: the chi-square under its
+    a correct step never returns, are clearly what a correct step gives: the chi-square under its
     (1 - CONTINUE) quantile and, on equal rows, the mean within the margin at CONTINUE."""
     trials, first = counts["trials"], counts["first"]
     expected = [trials * x for x in pair.p[0]]
@@ -281,7 +314,7 @@ def _settles(pair: Pair, counts: dict[str, Any]) -> bool:
 def goes_on(pair: Pair, counts: Any) -> bool:
     """Whether a pair's first look calls for the rest of its trials: readable counts of the
     look that neither settle it nor already fail it for certain (a token of probability 0, or
-    a replacement outside the residual)."""
+    a first token a correct step never returns)."""
     if pair.first_look is None or not _readable(pair, counts):
         return False
     if counts["trials"] != pair.first_look:
@@ -291,20 +324,21 @@ def goes_on(pair: Pair, counts: Any) -> bool:
     return not _settles(pair, counts)
 
 
-def _outside_sentence(pair: Pair, seen: dict[str, int], outside: int, trials: int) -> str:
-    """What a replacement outside the residual says: the trial, the draft, the token."""
+def _outside_sentence(
+    pair: Pair, seen: dict[str, int], outside: int, trials: int, words: dict[str, str]
+) -> str:
+    """What a first token a correct step never returns says: the trial, the draft, the token."""
     p, q = pair.p[0], pair.q[0]
     trial, draft, token = seen["trial"], seen["draft"], seen["token"]
-    if p[draft] >= q[draft]:
-        why = (
-            f"but p = {p[draft]:.4g} >= q = {q[draft]:.4g} there, so p / q >= 1 and every draw "
-            f"accepts token {draft}"
-        )
-    else:
-        why = (
-            f"but a replacement is drawn from the residual max(p[0] - q[0], 0), which gives "
-            f"token {token} probability 0 (p = {p[token]:.4g} <= q = {q[token]:.4g})"
-        )
+    numbers = {
+        "draft": str(draft),
+        "token": str(token),
+        "p_draft": f"{p[draft]:.4g}",
+        "q_draft": f"{q[draft]:.4g}",
+        "p_token": f"{p[token]:.4g}",
+        "q_token": f"{q[token]:.4g}",
+    }
+    why = words["kept" if p[draft] >= q[draft] else "replaced"].format_map(numbers)
     return (
         f"on trial {trial} the draft proposed token {draft} first and your step returned token "
         f"{token} in its place, {why}; {outside} of your {trials} steps began with such a "
@@ -312,7 +346,9 @@ def _outside_sentence(pair: Pair, seen: dict[str, int], outside: int, trials: in
     )
 
 
-def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[str | None, str, Chart]:
+def judge_pair(
+    pair: Pair, counts: dict[str, Any], tests: int, words: dict[str, str] = WORDS
+) -> tuple[str | None, str, Chart]:
     """The verdict on one pair's counts (all its trials, or its first look's): the test it
     failed first (one of HINT_TESTS; None: it passed), the sentence, the chart. A first look
     that settled the pair passes every test here too: its bounds are inside the thresholds."""
@@ -340,18 +376,18 @@ def judge_pair(pair: Pair, counts: dict[str, Any], tests: int) -> tuple[str | No
     )
     parts = []
     if outside:
-        parts.append(_outside_sentence(pair, counts["first_outside"], outside, trials))
+        parts.append(_outside_sentence(pair, counts["first_outside"], outside, trials, words))
     if impossible:
         t = impossible[0]
         parts.append(
-            f"your step returned token {t} first {first[t]} times out of {trials}, but the "
-            f"target's row p[0] gives it probability 0"
+            f"your step returned token {t} first {first[t]} times out of {trials}, but "
+            f"{words['target']} gives it probability 0"
         )
     elif statistic > threshold:
         over = max(tokens, key=lambda t: observed[t] - target[t])
         under = min(tokens, key=lambda t: observed[t] - target[t])
         parts.append(
-            f"over {trials} steps the first token is not distributed as the target's row p[0]: "
+            f"over {trials} steps the first token is not distributed as {words['target']}: "
             f"chi-square {statistic:.2f} over {df + 1} bins, above the threshold "
             f"{threshold:.2f} that a correct step exceeds with probability below "
             f"{FALSE_FAIL:g}; token {over} came out {_percent(observed[over])} of the time "
@@ -423,7 +459,7 @@ def check_rows(
             message = "the distribution check's counts did not add up; it could not judge"
             rows.append(row.model_copy(update={"message": message}))
             continue
-        failed, message, chart = judge_pair(pair, counts, check.tests)
+        failed, message, chart = judge_pair(pair, counts, check.tests, check.words)
         rows.append(
             row.model_copy(
                 update={
@@ -441,6 +477,7 @@ def check_rows(
         # Right in distribution on every pair, wrong draw by draw: the lesson. One pair passing
         # beside a failing one says nothing of the kind.
         rows = [
-            row.model_copy(update={"message": f"{row.message}. {ORDER_LESSON}"}) for row in rows
+            row.model_copy(update={"message": f"{row.message}. {check.words['lesson']}"})
+            for row in rows
         ]
     return rows

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from app.grading import compare, distribution
-from app.grading.distribution import DistributionCheck, Pair
+from app.grading.distribution import DistributionCheck
 from sandbox import CaseRun, ErrorInfo, Job, Limits, Outcome, RunResult
 
 # CPU time the check allows per call of the step: the reference takes about 0.1 ms here, so a
@@ -49,7 +49,18 @@ class Chunk:
 Batch = tuple[Chunk, ...]
 
 
-def chunks(pair: Pair, index: int, most: int = CHUNK_TRIALS) -> list[Chunk]:
+class Trials(Protocol):
+    """What chunking needs of a check's declared item (a pair, a sampler's input)."""
+
+    @property
+    def trials(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def first_look(self) -> int | None: ...
+
+
+def chunks(pair: Trials, index: int, most: int = CHUNK_TRIALS) -> list[Chunk]:
     """The pair's trials in chunks of at most ``most``, in order: its first look alone first
     (when it declares one), then the rest in near-equal chunks. Chunk k is seeded with
     seed + k * SEED_STRIDE."""
@@ -204,7 +215,7 @@ def _added(
     added: dict[str, Any] | None, counts: dict[str, Any], first_trial: int
 ) -> dict[str, Any]:
     """A chunk's sound counts added to those of the pair's earlier chunks (None: the first);
-    its first replacement outside the residual numbered within the pair."""
+    its first token a correct step never returns numbered within the pair."""
     seen = counts.get("first_outside")
     if seen is not None:
         seen = {**seen, "trial": seen["trial"] + first_trial}
@@ -241,7 +252,7 @@ def tag(value: Any) -> dict[str, Any]:
 
 def _sound(counts: Any) -> bool:
     """Counts shaped as the driver returns them (their sums are checked per pair later); the
-    replacements outside the residual are optional (a driver may not look for them)."""
+    first tokens a correct step never returns are optional (a driver may not look for them)."""
     if not isinstance(counts, dict):
         return False
     numbers = [counts.get("trials"), counts.get("draws"), counts.get("outside", 0)]

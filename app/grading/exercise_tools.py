@@ -1,22 +1,45 @@
-"""`judge exercises check|regen`: every exercise folder proven through the real sandbox.
+"""`judge exercises check|regen [ID...]`: exercise folders proven through the real sandbox.
 
 Expected outputs are never typed by hand: ``regen`` runs each reference solution through the
-sandbox and stores what it returned (and how many random numbers it drew); ``check`` fails
-when the stored expectations and a fresh run of the reference disagree.
+sandbox and stores what it returned (and how many random numbers it drew), rewriting only the
+files whose content changes; ``check`` fails when the stored expectations and a fresh run of
+the reference disagree, when the reference fails its own Submit (random cases and checks
+included) or a golden correct submission is refused, when the math of the statement or a hint
+does not typeset, and (at load) on every rule of the folder format.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.catalog import Case, Catalog, Exercise, ExerciseError
+from app import statement_math
+from app.catalog import EXERCISES_DIR, Case, Catalog, Exercise, ExerciseError
+from app.exercise_keys import nearest
 from app.grading import case_sets, compare, feedback, reports
 from app.grading.judge import Judge
-from app.schemas import Status, Verdict
+from app.schemas import Mode, Status, Verdict
+from app.theory import texts as theory_texts
 from sandbox import RandomMode
+
+# Golden submissions live with their exercise (``<folder>/solutions/``) or, for the built-in
+# exercises, under the repository's ``tests/solutions/<id>/``.
+GOLDEN_FOLDER = "solutions"
+REPOSITORY_GOLDEN = EXERCISES_DIR.parent / "tests" / "solutions"
+GOLDEN_SEED = 20260101
+
+
+def golden_folders(exercise: Exercise) -> list[Path]:
+    """Where an exercise's golden submissions are: beside it, and in the repository's tests."""
+    places = [exercise.folder / GOLDEN_FOLDER, REPOSITORY_GOLDEN / exercise.id]
+    return [place for place in places if place.is_dir()]
+
+
+def golden_files(exercise: Exercise, prefix: str) -> list[Path]:
+    """The exercise's golden ``<prefix>_*.py`` submissions (correct or wrong), sorted."""
+    return sorted(p for place in golden_folders(exercise) for p in place.glob(f"{prefix}_*.py"))
 
 
 def reference_expectations(
@@ -66,12 +89,54 @@ def check_exercise(judge: Judge, exercise: Exercise) -> list[str]:
     reference = judge.grade(exercise, exercise.solution_code)
     if reference.status != Status.passed:
         problems.append(f"the reference solution is not accepted ({reference.verdict.value})")
+    else:
+        problems.extend(_submit_problems(judge, exercise, "the reference", exercise.solution_code))
+    for path in golden_files(exercise, "correct"):
+        code = path.read_text(encoding="utf-8")
+        problems.extend(_submit_problems(judge, exercise, f"golden {path.name}", code))
     starter = judge.grade(exercise, exercise.starter_code)
     if starter.verdict in (Verdict.compile_error, Verdict.rejected):
         problems.append(f"the starter code does not compile: {starter.message}")
     elif starter.status == Status.passed:
         problems.append("the starter code passes every case; it must fail")
     return problems
+
+
+def _submit_problems(judge: Judge, exercise: Exercise, who: str, code: str) -> list[str]:
+    """A Submit of ``code`` (random cases and checks included) that is not accepted, in words:
+    the first failing row, with its message."""
+    report = judge.grade(exercise, code, Mode.submit, seed=GOLDEN_SEED)
+    if report.status == Status.passed:
+        return []
+    row = next((t for t in report.tests if t.status != Status.passed), None)
+    where = f": {row.name!r}: {row.message}" if row is not None else f": {report.message}"
+    return [f"{who} fails its Submit ({report.verdict.value}){where}"]
+
+
+def math_problems(
+    exercises: Sequence[Exercise], use_browser: bool = True
+) -> tuple[dict[str, list[str]], bool]:
+    """Each exercise's math problems (statement and hints), and whether KaTeX checked them."""
+    texts: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for exercise in exercises:
+        named = {f"{exercise.folder / 'statement.md'}": exercise.statement}
+        named |= {
+            f"{exercise.folder} theory, part {n}": text
+            for n, text in enumerate(theory_texts(exercise.theory), 1)
+        }
+        named |= {
+            f"{exercise.folder / 'exercise.toml'} hint {n}": h
+            for n, h in enumerate(exercise.hints, 1)
+        }
+        texts |= named
+        owner |= dict.fromkeys(named, exercise.id)
+    found, typeset = statement_math.math_problems(texts, use_browser)
+    problems: dict[str, list[str]] = {exercise.id: [] for exercise in exercises}
+    for problem in found:
+        name = next(n for n in texts if problem.startswith(n))
+        problems[owner[name]].append(problem)
+    return problems, typeset
 
 
 def _random_case_problems(judge: Judge, exercise: Exercise) -> list[str]:
@@ -90,16 +155,26 @@ def _random_case_problems(judge: Judge, exercise: Exercise) -> list[str]:
     return problems
 
 
-def _for_every_exercise(root: Path, work: Callable[[Judge, Catalog], int]) -> int:
-    """Load the catalog (reporting a broken folder), start a judge, run ``work``, stop it."""
+Work = Callable[[Judge, list[Exercise]], int]
+
+
+def _for_exercises(root: Path, ids: Sequence[str], work: Work) -> int:
+    """Load the catalog (reporting a broken folder), pick ``ids`` (every exercise when none),
+    start a judge, run ``work``, stop it."""
     try:
         catalog = Catalog.load(root)
     except ExerciseError as exc:
         print(f"FAIL  {exc}")
         return 1
-    judge = Judge.create(workers=1, queue_size=4)
+    known = [exercise.id for exercise in catalog]
+    unknown = [i for i in ids if catalog.get(i) is None]
+    if unknown:
+        print(f"FAIL  no exercise {unknown[0]!r} in {root}{nearest(unknown[0], known)}")
+        return 1
+    chosen = [catalog.get(i) for i in dict.fromkeys(ids)] if ids else list(catalog)
+    judge = Judge.create(workers=2, queue_size=16)
     try:
-        return work(judge, catalog)
+        return work(judge, [exercise for exercise in chosen if exercise is not None])
     except ExerciseError as exc:
         print(f"FAIL  {exc}")
         return 1
@@ -107,19 +182,22 @@ def _for_every_exercise(root: Path, work: Callable[[Judge, Catalog], int]) -> in
         judge.close()
 
 
-def check_all(root: Path) -> int:
-    return _for_every_exercise(root, _check_catalog)
+def check_all(root: Path, ids: Sequence[str] = ()) -> int:
+    return _for_exercises(root, ids, _check_exercises)
 
 
-def _check_catalog(judge: Judge, catalog: Catalog) -> int:
+def _check_exercises(judge: Judge, exercises: list[Exercise]) -> int:
     failed = 0
-    for exercise in catalog:
-        problems = check_exercise(judge, exercise)
-        print(f"{'FAIL' if problems else 'ok  '}  {exercise.id}")
+    maths, typeset = math_problems(exercises)
+    if not typeset:
+        print("note  no headless Chromium here: math checked for structure only, not by KaTeX")
+    for exercise in exercises:
+        problems = maths[exercise.id] + check_exercise(judge, exercise)
+        print(f"{'FAIL' if problems else 'ok  '}  {exercise.id}  ({exercise.folder})")
         for problem in problems:
             print(f"      {problem}")
         failed += bool(problems)
-    print(f"{len(catalog) - failed} of {len(catalog)} exercises valid")
+    print(f"{len(exercises) - failed} of {len(exercises)} exercises valid")
     return 1 if failed else 0
 
 
@@ -143,12 +221,12 @@ def format_cases(cases: list[dict[str, Any]]) -> str:
     return "[\n" + ",\n".join(blocks) + "\n]\n"
 
 
-def regenerate_all(root: Path) -> int:
-    return _for_every_exercise(root, _regenerate_catalog)
+def regenerate_all(root: Path, ids: Sequence[str] = ()) -> int:
+    return _for_exercises(root, ids, _regenerate_exercises)
 
 
-def _regenerate_catalog(judge: Judge, catalog: Catalog) -> int:
-    for exercise in catalog:
+def _regenerate_exercises(judge: Judge, exercises: list[Exercise]) -> int:
+    for exercise in exercises:
         _regenerate(judge, exercise, exercise.cases, exercise.folder / "cases.json")
         if exercise.extra_cases:
             _regenerate(judge, exercise, exercise.extra_cases, exercise.folder / "extra_cases.json")
@@ -163,5 +241,6 @@ def _regenerate(judge: Judge, exercise: Exercise, stored: tuple[Case, ...], path
     ]
     before = path.read_text(encoding="utf-8")
     after = format_cases(cases)
-    path.write_text(after, encoding="utf-8")
+    if before != after:  # a file whose content stays is not touched (nor its time stamp)
+        path.write_text(after, encoding="utf-8")
     print(f"{'updated' if before != after else 'same   '}  {path}")

@@ -38,8 +38,11 @@ def first_divergence(actual: Any, expected: Any) -> int | None:
     """The first position where the returned token sequence departs from the reference's.
 
     The sequence is the return value itself when it is a flat list, or its first item when the
-    function returns a tuple led by a list (as ``(tokens, count)``).
+    function returns a tuple led by a list (as ``(tokens, count)``). A function that returns one
+    token (an int) departs at position 0 when its token differs.
     """
+    if _is_token(expected):
+        return 0 if not (_is_token(actual) and actual == expected) else None
     if isinstance(expected, list) and expected and isinstance(expected[0], list):
         if not (isinstance(actual, list) and actual and isinstance(actual[0], list)):
             return None
@@ -52,6 +55,10 @@ def first_divergence(actual: Any, expected: Any) -> int | None:
         if actual[position] != expected[position]:
             return position
     return None
+
+
+def _is_token(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _accept_sentence(step: dict[str, Any]) -> str:
@@ -91,22 +98,52 @@ def _sample_sentence(step: dict[str, Any]) -> str:
     )
 
 
-def _step_sentence(step: Any) -> str:
+def _token_sentence(step: dict[str, Any]) -> str:
+    """A sample that decided the whole return value (one token): the draw first, as a learner
+    replays it ("draw 1 gave u = 0.62; running sums over the kept tokens [0.5, 0.8, 1]; u falls
+    in [0.5, 0.8): token 2")."""
+    var = str(step.get("var", "u"))
+    source = str(step.get("source", "the tokens"))
+    low, high = step["interval"]
+    running, u = step["running"], step["u"]
+    if "raw" in step:  # the source named once, with the weights it was made of
+        sums = (
+            f"{source} = {_numbers(step['raw'])}, normalised {_numbers(step['weights'])}; "
+            f"running sums {_numbers(running)}"
+        )
+    else:
+        sums = f"running sums over {source} {_numbers(running)}"
+    if running and u >= running[-1]:
+        # Round-off: the sums stop short of 1 and the draw is above them all. Four digits would
+        # show both as 1, so this says them in full.
+        return (
+            f"draw {step['draw']} gave {var} = {u:.12g}; {sums}, the last {running[-1]:.12g} "
+            f"by round-off; no running sum exceeds {var}, so the last token of probability "
+            f"above 0: token {step['token']}"
+        )
+    return (
+        f"draw {step['draw']} gave {var} = {number(u)}; {sums}; {var} falls in "
+        f"[{number(low)}, {number(high)}): token {step['token']}"
+    )
+
+
+def _step_sentence(step: Any, single: bool = False) -> str:
     if not isinstance(step, dict):
         raise ValueError("a trace step must be an object")
     if step.get("kind") == "accept":
         return _accept_sentence(step)
     if step.get("kind") == "sample":
-        return _sample_sentence(step)
+        return _token_sentence(step) if single else _sample_sentence(step)
     raise ValueError(f"unknown trace step {step.get('kind')!r}")
 
 
-def explain_divergence(trace: Any, position: int) -> str | None:
-    """The reference's steps at ``position`` in words, or None if the trace cannot say."""
+def explain_divergence(trace: Any, position: int, single: bool = False) -> str | None:
+    """The reference's steps at ``position`` in words, or None if the trace cannot say.
+    ``single``: the return value is one token, so position 0 is the whole answer."""
     if not isinstance(trace, list):
         return None
     here = [s for s in trace if isinstance(s, dict) and s.get("position") == position]
-    lead = f"What the reference did at position {position}"
+    lead = "What the reference did" if single else f"What the reference did at position {position}"
     if not here and position > 0:
         # The learner went on past the reference's last token: show how the reference ended.
         here = [s for s in trace if isinstance(s, dict) and s.get("position") == position - 1]
@@ -114,7 +151,7 @@ def explain_divergence(trace: Any, position: int) -> str | None:
     if not here:
         return None
     try:
-        parts = [_step_sentence(step) for step in here]
+        parts = [_step_sentence(step, single) for step in here]
     except (KeyError, TypeError, ValueError):
         return None
     return f"{lead}: " + "; then ".join(parts) + "."

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from app.catalog import Case, Exercise
 from app.errors import JudgeError, PayloadTooLarge, Saturated, code_bytes, code_over_cap
-from app.grading import case_sets, custom_input, distribution, distribution_jobs
+from app.grading import case_sets, custom_input, distribution_jobs, whole_checks
 from app.grading.reports import build_report, limits_text, with_check_rows
 from app.schemas import CaseResult, Mode, Report, Status
 from sandbox import (
@@ -72,6 +72,11 @@ class Judge:
         PayloadTooLarge, Saturated or SandboxDown."""
         _check_size(exercise, code)
         return self._submit(exercise.job(code, inputs))
+
+    def forget_drawn_cases(self) -> None:
+        """Drop the random cases drawn ahead for the next Submits (the catalog was reloaded:
+        they came from the exercises as they were)."""
+        self.fresh_cases = case_sets.FreshCases()
 
     def _submit(self, job: Job) -> Future[RunResult]:
         return self._submit_all([job])[0]
@@ -145,7 +150,8 @@ class Judge:
         jobs = [exercise.job(code, inputs)]
         if drawn and ahead is None:
             jobs.append(exercise.reference_job(drawn, traced=False))
-        looks = self._check_jobs(exercise, code) if submit else []
+        check = whole_checks.of(exercise) if submit else None
+        looks = check.jobs(code) if check is not None else []
         # Longest first: the check's jobs (hundreds of steps each) take the fast slots, and
         # the learner's and the reference's shorter jobs fill in beside them, so the cores
         # finish together (the check last, alone on one core, was the Submit's tail).
@@ -155,7 +161,11 @@ class Judge:
         # The check goes on by itself: a pair whose first look did not settle it starts the
         # rest of its trials as soon as that look answers, not once the learner's job has.
         handed = [(batch, future) for (batch, _), future in zip(looks, futures, strict=False)]
-        checking = asyncio.ensure_future(self._checked(exercise, code, handed)) if looks else None
+        checking = (
+            asyncio.ensure_future(self._checked(exercise, check, code, handed))
+            if check is not None and looks
+            else None
+        )
         try:
             result = await self._outcome(exercise, learner)
             if reference is not None:
@@ -178,12 +188,9 @@ class Judge:
         if replayed is not None:
             update["replayed_seed"] = replayed
         report = report.model_copy(update=update)
-        if checked is not None and exercise.distribution is not None:
-            rows = distribution.check_rows(
-                exercise.distribution,
-                checked,
-                limits_text(exercise),
-                exact_failed=report.status != Status.passed,
+        if checked is not None and check is not None:
+            rows = check.rows(
+                checked, limits_text(exercise), exact_failed=report.status != Status.passed
             )
             report = with_check_rows(report, rows, checked)
         if drawn:
@@ -276,63 +283,41 @@ class Judge:
         """``run_custom_async`` for callers without an event loop."""
         return run_to_completion(self.run_custom_async(exercise, code, raw_input))
 
-    def _check(
-        self, exercise: Exercise, code: str
-    ) -> list[tuple[distribution_jobs.Batch, Future[RunResult]]]:
-        """The first stage of the exercise's distribution check on ``code``, handed to the
-        pool, a job per batch of chunks of the pairs' trials (none declared: no jobs).
-
-        The learner's code and the trusted driver, in confined children; the counts come back
-        here for the statistics (app/grading/distribution.py)."""
-        looks = self._check_jobs(exercise, code)
-        futures = self._submit_all([job for _, job in looks])
-        return list(zip([batch for batch, _ in looks], futures, strict=True))
-
-    @staticmethod
-    def _check_jobs(
-        exercise: Exercise, code: str, stage: list[distribution_jobs.Chunk] | None = None
-    ) -> list[tuple[distribution_jobs.Batch, Job]]:
-        """The distribution check's jobs on ``stage``, the first stage unless given (none
-        declared: [])."""
-        check = exercise.distribution
-        if check is None:
-            return []
-        return distribution_jobs.check_jobs(
-            check, code, exercise.entry_point, exercise.helpers_code, exercise.limits, stage=stage
-        )
-
     async def _checked(
         self,
         exercise: Exercise,
+        check: whole_checks.WholeCheck,
         code: str,
         futures: list[tuple[distribution_jobs.Batch, Future[RunResult]]],
     ) -> RunResult:
-        """The check's first-stage jobs waited for, then the rest of the trials of each pair
-        whose first look did not settle it, as one result (a case per pair, in order)."""
-        check = exercise.distribution
-        assert check is not None
+        """The check's first-stage jobs waited for, then the rest of the trials of each item
+        whose first look did not settle it, as one result (a case per item, in order)."""
         done = [(batch, await self._outcome(exercise, future)) for batch, future in futures]
-        looked = distribution_jobs.merged_result(check, done)
-        rest = distribution_jobs.second_stage(check, looked)
+        looked = check.merged(done)
+        rest = check.second_stage(looked)
         if not rest:
             return looked
-        more = self._check_jobs(exercise, code, rest)
+        more = check.jobs(code, rest)
         started = self._submit_all([job for _, job in more])
         for (batch, _), future in zip(more, started, strict=True):
             done.append((batch, await self._outcome(exercise, future)))
-        return distribution_jobs.merged_result(check, done)
+        return check.merged(done)
 
     async def check_rows_async(
         self, exercise: Exercise, code: str, exact_failed: bool
     ) -> list[CaseResult]:
-        """The distribution check's rows alone (none declared: no rows)."""
-        futures = self._check(exercise, code)
-        if not futures or exercise.distribution is None:
+        """The rows of the exercise's check over the whole function alone (none: no rows).
+
+        The learner's code and the trusted driver run in confined children; the counts come
+        back here for the statistics."""
+        check = whole_checks.of(exercise)
+        if check is None:
             return []
-        result = await self._checked(exercise, code, futures)
-        return distribution.check_rows(
-            exercise.distribution, result, limits_text(exercise), exact_failed
-        )
+        looks = check.jobs(code)
+        futures = self._submit_all([job for _, job in looks])
+        handed = list(zip([batch for batch, _ in looks], futures, strict=True))
+        result = await self._checked(exercise, check, code, handed)
+        return check.rows(result, limits_text(exercise), exact_failed)
 
     def check_rows(self, exercise: Exercise, code: str, exact_failed: bool) -> list[CaseResult]:
         """``check_rows_async`` for callers without an event loop."""

@@ -129,7 +129,8 @@ def check_case(
     if problems and not type_problem:
         position = feedback.first_divergence(actual, expected)
         if position is not None:
-            explanation = feedback.explain_divergence(case.expected.get("trace"), position)
+            single = spec.name == "int"
+            explanation = feedback.explain_divergence(case.expected.get("trace"), position, single)
     draws = feedback.draws_sentence(
         run.draws, case.expected.get("draws"), run.drawn, case.expected.get("drawn")
     )

@@ -1,4 +1,7 @@
-/* Home page: lists the exercises from GET /api/exercises, each linking to /exercises/{id}. */
+/* Home page: the exercises from GET /api/exercises under their sections, each linking to
+ * /exercises/{id} (progress.js marks each card solved, attempted or new from the server's
+ * record of this learner). The API lists them in their `order`; a section comes where its
+ * first exercise does, so the sections follow the path too. */
 (function () {
   "use strict";
 
@@ -10,6 +13,28 @@
     }
     for (const child of children || []) node.append(child);
     return node;
+  }
+
+  // The exercises under their sections (GET /api/sections); one that no section names (the
+  // lists were read a moment apart) goes last, under "Other exercises".
+  function sections(exercises, declared) {
+    const byId = new Map(exercises.map((exercise) => [exercise.id, exercise]));
+    const groups = new Map();
+    for (const section of declared) {
+      const members = section.exercises.map((id) => byId.get(id)).filter(Boolean);
+      members.forEach((exercise) => byId.delete(exercise.id));
+      if (members.length) groups.set(section.name, members);
+    }
+    if (byId.size) groups.set("Other exercises", [...byId.values()]);
+    let index = 0;
+    return [...groups].map(([name, members]) => {
+      index += 1;
+      const headingId = "section-" + index;
+      return element("section", { class: "section", "aria-labelledby": headingId, "data-testid": "exercise-section" }, [
+        element("h2", { id: headingId, class: "section__title", text: name }),
+        element("ol", { class: "card-list" }, members.map(card)),
+      ]);
+    });
   }
 
   function card(exercise) {
@@ -39,10 +64,15 @@
     const status = document.getElementById("exercise-status");
     const list = document.getElementById("exercise-list");
     try {
-      const response = await fetch("/api/exercises", { headers: { Accept: "application/json" } });
+      const headers = { headers: { Accept: "application/json" } };
+      const [response, grouped] = await Promise.all([
+        fetch("/api/exercises", headers),
+        fetch("/api/sections", headers),
+      ]);
       if (!response.ok) throw new Error("HTTP " + response.status);
+      if (!grouped.ok) throw new Error("HTTP " + grouped.status);
       const exercises = await response.json();
-      list.replaceChildren(...exercises.map(card));
+      list.replaceChildren(...sections(exercises, await grouped.json()));
       status.textContent =
         exercises.length === 0
           ? "No exercises are installed yet."

@@ -1,44 +1,28 @@
-/* The theory section under each exercise statement (#theory-body), all computed here:
+/* The theory card under an exercise statement (#theory), drawn from the exercise's data.
  *
- *  - why speculative decoding is exact, checked token by token on the worked example
- *    (p0 = [0.2, 0.5, 0.3], q0 = [0.5, 0.3, 0.2]): min(p, q) + (1 - alpha) * residual = p;
- *  - an SVG plot, drawn by this script, of the expected tokens per target pass
- *    E(K) = (1 - alpha^(K+1)) / (1 - alpha) for K = 0..10 and a few alphas, with the same
- *    numbers as a table for screen readers.
- *
- * Text goes through JudgeRender (Markdown + KaTeX); the table and the plot are built as DOM.
+ * GET /api/exercises/{id}/theory answers {title, blocks}: blocks of Markdown (with KaTeX),
+ * headings, tables (a check column marked per row, a footer, a key) and line plots (an SVG
+ * drawn here, with the plotted values as a table for screen readers). An exercise without a
+ * theory page answers no blocks, and the card stays hidden. Nothing here knows an exercise.
  */
 (function () {
   "use strict";
 
   const SVG_NS = "http://www.w3.org/2000/svg";
-  const P0 = [0.2, 0.5, 0.3];
-  const Q0 = [0.5, 0.3, 0.2];
-  const ALPHAS = [0.5, 0.7, 0.8, 0.9];
-  const K_MAX = 10;
   // Colour-blind-safe hues (Okabe-Ito), each with its own marker and dash pattern as well.
   const SERIES_STYLE = [
     { color: "#0072B2", marker: "circle", dash: "" },
     { color: "#D55E00", marker: "square", dash: "7 4" },
     { color: "#009E73", marker: "triangle", dash: "2 3" },
     { color: "#8B3F86", marker: "diamond", dash: "10 3 2 3" },
+    { color: "#56B4E9", marker: "circle", dash: "4 2" },
+    { color: "#E69F00", marker: "square", dash: "1 3" },
+    { color: "#CC79A7", marker: "triangle", dash: "8 2 1 2" },
+    { color: "#000000", marker: "diamond", dash: "3 3" },
   ];
 
-  function expectedTokens(alpha, k) {
-    return (1 - Math.pow(alpha, k + 1)) / (1 - alpha);
-  }
-
-  // A value as a short fraction when it is one (2/3), otherwise as a decimal.
-  function fraction(value) {
-    for (let den = 1; den <= 12; den += 1) {
-      const num = Math.round(value * den);
-      if (Math.abs(num / den - value) < 1e-9) return den === 1 ? String(num) : num + "/" + den;
-    }
-    return decimal(value);
-  }
-
   function decimal(value, places) {
-    const text = value.toFixed(places === undefined ? 3 : places);
+    const text = Number(value).toFixed(places === undefined ? 3 : places);
     return text.replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
   }
 
@@ -61,83 +45,46 @@
   }
 
   function md(text) {
-    return window.JudgeRender ? window.JudgeRender.markdown(text) : "<p>" + text + "</p>";
+    return window.JudgeRender ? window.JudgeRender.markdown(text) : "";
   }
 
-  function tex(source) {
-    return window.JudgeRender ? window.JudgeRender.typeset(source, false) : source;
+  function inline(text) {
+    return window.JudgeRender ? window.JudgeRender.inline(text) : text;
   }
 
-  // ---- the exactness check ----
+  // ---- tables ----
 
-  function exactnessCheck() {
-    const overlap = P0.map((p, x) => Math.min(p, Q0[x]));
-    const alpha = overlap.reduce((a, b) => a + b, 0);
-    const excess = P0.map((p, x) => Math.max(0, p - Q0[x]));
-    const excessTotal = excess.reduce((a, b) => a + b, 0);
-    const residual = excess.map((e) => e / excessTotal);
-    const total = overlap.map((m, x) => m + (1 - alpha) * residual[x]);
-    const matches = total.map((t, x) => Math.abs(t - P0[x]) < 1e-12);
-
+  function table(spec) {
+    const checks = spec.checks;
+    const header = [...spec.header, ...(checks ? [checks.header] : [])];
     const head = html("thead", {}, [
-      html("tr", {}, [
-        html("th", { scope: "col", text: "x" }),
-        html("th", { scope: "col", text: "p" }),
-        html("th", { scope: "col", text: "q" }),
-        html("th", { scope: "col", text: "min(p, q)" }),
-        html("th", { scope: "col", text: "(p \u2212 q)\u207a" }),
-        html("th", { scope: "col", text: "r" }),
-        html("th", { scope: "col", text: "min + (1\u2212\u03b1) r" }),
-        html("th", { scope: "col", text: "= p?" }),
-      ]),
+      html("tr", {}, header.map((cell) => html("th", { scope: "col", text: cell }))),
     ]);
-    const rows = P0.map((p, x) =>
-      html("tr", { "data-testid": "exactness-row" }, [
-        html("th", { scope: "row", text: String(x) }),
-        html("td", { text: decimal(p) }),
-        html("td", { text: decimal(Q0[x]) }),
-        html("td", { text: decimal(overlap[x]) }),
-        html("td", { text: decimal(excess[x]) }),
-        html("td", { text: fraction(residual[x]) }),
-        html("td", { text: decimal(total[x], 6) }),
-        html("td", { class: matches[x] ? "check check--ok" : "check check--bad", text: matches[x] ? "\u2713 yes" : "\u2717 no" }),
-      ]),
-    );
-    const sums = html("tr", { class: "sum-row" }, [
-      html("th", { scope: "row", text: "sum" }),
-      html("td", { text: decimal(P0.reduce((a, b) => a + b, 0)) }),
-      html("td", { text: decimal(Q0.reduce((a, b) => a + b, 0)) }),
-      html("td", { text: "\u03b1 = " + decimal(alpha) }),
-      html("td", { text: "1 \u2212 \u03b1 = " + decimal(excessTotal) }),
-      html("td", { text: decimal(residual.reduce((a, b) => a + b, 0)) }),
-      html("td", { text: decimal(total.reduce((a, b) => a + b, 0), 6) }),
-      html("td", { text: "" }),
-    ]);
-    const table = html("table", { class: "data-table", "data-testid": "exactness-table" }, [
-      html("caption", {
-        html:
-          "The worked example's first position, " +
-          tex("p_0 = [0.2, 0.5, 0.3]") + ", " + tex("q_0 = [0.5, 0.3, 0.2]") +
-          ": computed by this page.",
-      }),
-      head,
-      html("tbody", {}, [...rows, sums]),
-    ]);
-    const verdict = matches.every(Boolean)
-      ? "Every token gets exactly its target probability: the kept-or-replaced token is a sample of $p_0$."
-      : "The check failed: the numbers above do not add up to $p_0$.";
-    const key = md(
-      "Columns: token $x$; target $p$ and draft $q$; $(p - q)^+ = \\max(0, p - q)$, the mass the draft" +
-        " under-proposes; $r = (p - q)^+ / (1 - \\alpha)$, the residual a rejection resamples from.",
-    );
-    return [
-      html("div", { class: "table-scroll" }, [table]),
-      html("div", { class: "table-key", html: key }),
-      html("div", { html: md(verdict), class: "check-verdict" }),
-    ];
+    const rows = spec.rows.map((row, index) => {
+      const cells = row.map((cell, column) =>
+        column === 0 ? html("th", { scope: "row", text: cell }) : html("td", { text: cell }),
+      );
+      if (checks) {
+        const ok = checks.passed[index];
+        cells.push(html("td", { class: ok ? "check check--ok" : "check check--bad", text: ok ? "\u2713 yes" : "\u2717 no" }));
+      }
+      return html("tr", { "data-testid": checks ? "theory-check-row" : "theory-row" }, cells);
+    });
+    if (spec.footer) {
+      const cells = spec.footer.map((cell, column) =>
+        column === 0 ? html("th", { scope: "row", text: cell }) : html("td", { text: cell }),
+      );
+      if (checks) cells.push(html("td", { text: "" }));
+      rows.push(html("tr", { class: "sum-row" }, cells));
+    }
+    const parts = [head, html("tbody", {}, rows)];
+    if (spec.caption) parts.unshift(html("caption", { html: inline(spec.caption) }));
+    const nodes = [html("div", { class: "table-scroll" }, [html("table", { class: "data-table", "data-testid": "theory-table" }, parts)])];
+    if (spec.key) nodes.push(html("div", { class: "table-key", html: md(spec.key) }));
+    return nodes;
   }
 
-  // ---- the plot ----
+  // ---- plots ----
 
   function marker(kind, x, y, color) {
     const size = 4;
@@ -153,8 +100,22 @@
     return svg("polygon", { points: `${x},${y - d} ${x + d},${y} ${x},${y + d} ${x - d},${y}`, fill: color });
   }
 
+  // Round tick steps (1, 2 or 5 times a power of ten) giving about `count` ticks over [0, top].
+  function ticks(top, count) {
+    const raw = top / Math.max(1, count);
+    const power = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) || raw;
+    const values = [];
+    for (let v = 0; v <= top + 1e-9; v += step) values.push(Number(v.toFixed(10)));
+    return values;
+  }
+
+  let plotCount = 0;
+
   // compact: a narrower drawing for phone widths, so its text stays readable when scaled down.
-  function plot(compact) {
+  function plot(spec, compact) {
+    plotCount += 1;
+    const id = "theory-plot-" + plotCount;
     const width = compact ? 420 : 640;
     const height = compact ? 340 : 380;
     const margin = compact
@@ -162,59 +123,57 @@
       : { top: 20, right: 64, bottom: 56, left: 64 };
     const innerW = width - margin.left - margin.right;
     const innerH = height - margin.top - margin.bottom;
-    const yMax = Math.ceil(Math.max(...ALPHAS.map((a) => expectedTokens(a, K_MAX))));
-    const sx = (k) => margin.left + (k / K_MAX) * innerW;
-    const sy = (v) => margin.top + innerH - (v / yMax) * innerH;
+    const xs = spec.series.flatMap((s) => s.points.map((p) => p[0]));
+    const ys = spec.series.flatMap((s) => s.points.map((p) => p[1]));
+    const xMin = Math.min(0, ...xs);
+    const xMax = Math.max(...xs);
+    const yTop = Math.ceil(Math.max(...ys));
+    const sx = (x) => margin.left + ((x - xMin) / (xMax - xMin || 1)) * innerW;
+    const sy = (y) => margin.top + innerH - (y / (yTop || 1)) * innerH;
 
     const root = svg("svg", {
       viewBox: `0 0 ${width} ${height}`,
       class: compact ? "plot plot--compact" : "plot",
       role: "img",
-      "aria-labelledby": "plot-title plot-desc",
+      "aria-labelledby": id + "-title " + id + "-desc",
       "data-testid": "theory-plot",
     });
-    root.append(svg("title", { id: "plot-title" }, "Expected tokens per target pass against K"));
+    root.append(svg("title", { id: id + "-title" }, spec.title));
     root.append(
-      svg(
-        "desc",
-        { id: "plot-desc" },
-        "Lines of E(K) = (1 - alpha^(K+1)) / (1 - alpha) for K from 0 to 10. " +
-          ALPHAS.map((a) => `alpha ${a}: from 1 at K = 0 to ${decimal(expectedTokens(a, K_MAX), 2)} at K = 10`).join("; ") +
-          ".",
-      ),
+      svg("desc", { id: id + "-desc" },
+        spec.series.map((s) => {
+          const first = s.points[0];
+          const last = s.points[s.points.length - 1];
+          return `${s.name}: from ${decimal(first[1], 2)} at ${decimal(first[0], 2)} to ${decimal(last[1], 2)} at ${decimal(last[0], 2)}`;
+        }).join("; ") + "."),
     );
-
     const grid = svg("g", { class: "plot__grid" });
     const axes = svg("g", { class: "plot__axes" });
-    for (let v = 0; v <= yMax; v += 1) {
+    for (const v of ticks(yTop, 8)) {
       grid.append(svg("line", { x1: margin.left, x2: margin.left + innerW, y1: sy(v), y2: sy(v) }));
       axes.append(svg("line", { x1: margin.left - 5, x2: margin.left, y1: sy(v), y2: sy(v) }));
-      axes.append(svg("text", { x: margin.left - 9, y: sy(v), "text-anchor": "end", "dominant-baseline": "middle" }, String(v)));
+      axes.append(svg("text", { x: margin.left - 9, y: sy(v), "text-anchor": "end", "dominant-baseline": "middle" }, decimal(v, 2)));
     }
-    for (let k = 0; k <= K_MAX; k += 1) {
-      grid.append(svg("line", { x1: sx(k), x2: sx(k), y1: margin.top, y2: margin.top + innerH }));
-      axes.append(svg("line", { x1: sx(k), x2: sx(k), y1: margin.top + innerH, y2: margin.top + innerH + 5 }));
-      axes.append(svg("text", { x: sx(k), y: margin.top + innerH + 19, "text-anchor": "middle" }, String(k)));
+    for (const x of ticks(xMax - xMin, compact ? 6 : 10).map((t) => t + xMin)) {
+      grid.append(svg("line", { x1: sx(x), x2: sx(x), y1: margin.top, y2: margin.top + innerH }));
+      axes.append(svg("line", { x1: sx(x), x2: sx(x), y1: margin.top + innerH, y2: margin.top + innerH + 5 }));
+      axes.append(svg("text", { x: sx(x), y: margin.top + innerH + 19, "text-anchor": "middle" }, decimal(x, 2)));
     }
     axes.append(svg("line", { x1: margin.left, x2: margin.left + innerW, y1: margin.top + innerH, y2: margin.top + innerH }));
     axes.append(svg("line", { x1: margin.left, x2: margin.left, y1: margin.top, y2: margin.top + innerH }));
-    axes.append(
-      svg("text", { x: margin.left + innerW / 2, y: height - 10, "text-anchor": "middle", class: "plot__label" },
-        compact ? "K, drafted tokens per pass" : "K, tokens drafted per target pass"),
-    );
+    axes.append(svg("text", { x: margin.left + innerW / 2, y: height - 10, "text-anchor": "middle", class: "plot__label" }, spec.x_label));
     axes.append(
       svg("text", {
         x: 0, y: 0, "text-anchor": "middle", class: "plot__label",
         transform: `translate(${compact ? 15 : 18} ${margin.top + innerH / 2}) rotate(-90)`,
-      }, compact ? "E(K), tokens per pass" : "E(K), tokens per target pass"),
+      }, spec.y_label),
     );
     root.append(grid, axes);
 
-    ALPHAS.forEach((alpha, i) => {
-      const style = SERIES_STYLE[i];
-      const points = [];
-      for (let k = 0; k <= K_MAX; k += 1) points.push([sx(k), sy(expectedTokens(alpha, k))]);
-      const group = svg("g", { class: "plot__series", "data-alpha": String(alpha) });
+    spec.series.forEach((series, i) => {
+      const style = SERIES_STYLE[i % SERIES_STYLE.length];
+      const points = series.points.map(([x, y]) => [sx(x), sy(y)]);
+      const group = svg("g", { class: "plot__series", "data-series": series.name });
       group.append(
         svg("polyline", {
           points: points.map((p) => p.map((c) => c.toFixed(1)).join(",")).join(" "),
@@ -229,42 +188,41 @@
       const last = points[points.length - 1];
       group.append(
         svg("text", { x: last[0] + 9, y: last[1], "dominant-baseline": "middle", class: "plot__end", fill: style.color },
-          decimal(expectedTokens(alpha, K_MAX), 2)),
+          decimal(series.points[series.points.length - 1][1], 2)),
       );
       root.append(group);
     });
 
-    // Legend, top left (the curves are low there).
+    // Legend, top left.
     const legend = svg("g", { class: "plot__legend", transform: `translate(${margin.left + 14} ${margin.top + 10})` });
     const rowHeight = compact ? 24 : 22;
+    const longest = Math.max(...spec.series.map((s) => s.name.length));
     legend.append(svg("rect", {
-      x: -8, y: -6, width: compact ? 138 : 132, height: rowHeight * ALPHAS.length + 8, rx: 4, class: "plot__legend-box",
+      x: -8, y: -6, width: 52 + 8 * longest, height: rowHeight * spec.series.length + 8, rx: 4, class: "plot__legend-box",
     }));
-    ALPHAS.forEach((alpha, i) => {
-      const style = SERIES_STYLE[i];
+    spec.series.forEach((series, i) => {
+      const style = SERIES_STYLE[i % SERIES_STYLE.length];
       const y = 8 + i * rowHeight;
       legend.append(svg("line", { x1: 0, x2: 34, y1: y, y2: y, stroke: style.color, "stroke-width": 2.25, "stroke-dasharray": style.dash }));
       legend.append(marker(style.marker, 17, y, style.color));
-      legend.append(svg("text", { x: 44, y: y, "dominant-baseline": "middle" }, "\u03b1 = " + alpha));
+      legend.append(svg("text", { x: 44, y: y }, series.name));
     });
     root.append(legend);
     return root;
   }
 
-  function valuesTable() {
+  // The plotted values, as a table: one row per x of the first series.
+  function valuesTable(spec) {
     const head = html("tr", {}, [
-      html("th", { scope: "col", text: "K" }),
-      ...ALPHAS.map((a) => html("th", { scope: "col", text: "\u03b1 = " + a })),
+      html("th", { scope: "col", text: spec.x_label }),
+      ...spec.series.map((s) => html("th", { scope: "col", text: s.name })),
     ]);
-    const rows = [];
-    for (let k = 0; k <= K_MAX; k += 1) {
-      rows.push(
-        html("tr", {}, [
-          html("th", { scope: "row", text: String(k) }),
-          ...ALPHAS.map((a) => html("td", { text: decimal(expectedTokens(a, k), 2) })),
-        ]),
-      );
-    }
+    const rows = spec.series[0].points.map(([x], index) =>
+      html("tr", {}, [
+        html("th", { scope: "row", text: decimal(x, 3) }),
+        ...spec.series.map((s) => html("td", { text: s.points[index] ? decimal(s.points[index][1], 2) : "" })),
+      ]),
+    );
     return html("details", { class: "values" }, [
       html("summary", { text: "The plotted values as a table" }),
       html("div", { class: "table-scroll" }, [
@@ -273,68 +231,46 @@
     ]);
   }
 
-  function render(container) {
-    const intro = md(
-      [
-        "The draft proposes a token $x$ with probability $q(x)$ and the verifier keeps it with",
-        "probability $\\min\\bigl(1, p(x)/q(x)\\bigr)$. So $x$ is proposed **and** kept with probability",
-        "$q(x)\\min\\bigl(1, p(x)/q(x)\\bigr) = \\min\\bigl(p(x), q(x)\\bigr)$, and a proposal survives",
-        "with probability $\\alpha = \\sum_x \\min\\bigl(p(x), q(x)\\bigr)$.",
-        "",
-        "After a rejection, which happens with probability $1 - \\alpha$, the replacement is drawn from",
-        "the residual $r = \\operatorname{norm}\\bigl(\\max(0, p - q)\\bigr)$. It only has mass where the draft",
-        "proposes a token *less* often than the target would, and that missing mass totals exactly",
-        "$\\sum_x \\max\\bigl(0, p(x) - q(x)\\bigr) = 1 - \\alpha$. Adding both ways of emitting $x$:",
-        "",
-        "$$\\Pr[\\text{emit } x] = \\min\\bigl(p(x), q(x)\\bigr) + (1 - \\alpha)\\, r(x) = p(x).$$",
-        "",
-        "Where $p(x) \\le q(x)$ the minimum already is $p(x)$ and the residual is zero; where",
-        "$p(x) > q(x)$ the minimum gives $q(x)$ and the residual adds the missing $p(x) - q(x)$.",
-        "Nothing is approximated: the output is a sample of the target distribution.",
-      ].join("\n"),
-    );
-
-    const costs = md(
-      [
-        "### How many tokens does one target pass buy?",
-        "",
-        "If each drafted token is accepted with probability $\\alpha$, and every pass also emits one",
-        "token of its own (the replacement, or the bonus token when all $K$ are kept), the expected",
-        "number of tokens per target pass is",
-        "",
-        "$$E(K) = 1 + \\alpha + \\alpha^2 + \\dots + \\alpha^K = \\frac{1 - \\alpha^{K+1}}{1 - \\alpha}.$$",
-        "",
-        "It levels off at $1/(1 - \\alpha)$, while drafting costs $K$ small-model steps per pass:",
-        "pick $K$ where the tokens gained per unit of total cost peak. A well-matched draft",
-        "($\\alpha$ near 0.8 or 0.9) justifies longer drafts; a poor one does not.",
-      ].join("\n"),
-    );
-
-    container.replaceChildren(
-      html("div", { html: intro }),
-      html("h3", { text: "Checked on the worked example" }),
-      ...exactnessCheck(),
-      html("div", { html: costs }),
-      html("figure", { class: "plot-figure" }, [
-        html("div", { class: "plot-holder" }),
-        html("figcaption", {
-          html: "Expected tokens per target pass, " + tex("E(K)") + ", for " + tex("K = 0, \\dots, 10") +
-            " and four acceptance rates. The number at the end of each line is " + tex("E(10)") + ".",
-        }),
-      ]),
-      valuesTable(),
-    );
-  }
-
-  function start() {
-    const container = document.getElementById("theory-body");
-    if (!container) return;
-    render(container);
-    const holder = container.querySelector(".plot-holder");
+  function plotFigure(spec) {
+    const holder = html("div", { class: "plot-holder" });
     const narrow = window.matchMedia("(max-width: 560px)");
-    const draw = () => holder.replaceChildren(plot(narrow.matches));
+    const draw = () => holder.replaceChildren(plot(spec, narrow.matches));
     draw();
     narrow.addEventListener("change", draw);
+    const parts = [holder];
+    if (spec.caption) parts.push(html("figcaption", { html: inline(spec.caption) }));
+    return [html("figure", { class: "plot-figure" }, parts), valuesTable(spec)];
+  }
+
+  function render(card, theory) {
+    const body = card.querySelector("#theory-body");
+    const nodes = [];
+    for (const block of theory.blocks) {
+      if ("markdown" in block) nodes.push(html("div", { html: md(block.markdown) }));
+      else if ("heading" in block) nodes.push(html("h3", { text: block.heading }));
+      else if ("table" in block) nodes.push(...table(block.table));
+      else if ("plot" in block) nodes.push(...plotFigure(block.plot));
+    }
+    card.querySelector("#theory-title").textContent = theory.title;
+    body.replaceChildren(...nodes);
+    card.hidden = false;
+  }
+
+  async function start() {
+    const card = document.getElementById("theory");
+    if (!card) return;
+    const path = window.location.pathname;
+    const id = decodeURIComponent(path.slice(path.lastIndexOf("/") + 1));
+    try {
+      const response = await fetch("/api/exercises/" + encodeURIComponent(id) + "/theory", {
+        headers: { Accept: "application/json" },
+      });
+      if (!response.ok) return;
+      const theory = await response.json();
+      if (theory && Array.isArray(theory.blocks) && theory.blocks.length) render(card, theory);
+    } catch (error) {
+      /* no theory page: the card stays hidden */
+    }
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -186,7 +186,7 @@ def test_replacements_outside_the_residual_add_up_and_are_named() -> None:
     assert row.status == Status.failed
     assert row.message is not None and row.message.startswith(
         "on trial 54 the draft proposed token 0 first and your step returned token 1 in its "
-        "place, but p = 0.5 >= q = 0.25 there, so p / q >= 1 and every draw accepts token 0; "
+        "place, but p = 0.5 >= q = 0.25 there, so a correct step always keeps token 0; "
         "2 of your 100 steps began with such a replacement, which a correct step never makes"
     )
     # A count that cannot be: more than the trials, or a first one missing or out of range.

@@ -120,7 +120,7 @@ def test_exercise_page_renders_statement_editor_and_theory(
     # The theory section: KaTeX output, the exactness table computed to "yes" on each token,
     # and the SVG plot with four series.
     assert p.locator("[data-testid=theory] .katex").count() > 3
-    rows = p.get_by_test_id("exactness-row")
+    rows = p.get_by_test_id("theory-check-row")
     assert rows.count() == 3
     for row in rows.all():
         assert "yes" in row.inner_text()

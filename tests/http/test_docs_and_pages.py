@@ -22,10 +22,12 @@ CSP_DIRECTIVES = [
 ]
 API_ROUTES = {
     ("get", "/api/exercises"),
+    ("get", "/api/sections"),
     ("get", "/api/exercises/{exercise_id}"),
     ("post", "/api/exercises/{exercise_id}/submissions"),
     ("post", "/api/exercises/{exercise_id}/runs"),
     ("get", "/api/exercises/{exercise_id}/hints/{n}"),
+    ("get", "/api/exercises/{exercise_id}/theory"),
     ("get", "/api/health"),
     ("get", "/api/me/progress"),
     ("get", "/api/me/submissions"),

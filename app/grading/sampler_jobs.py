@@ -1,0 +1,165 @@
+"""The sampler check as jobs of the pool, in the distribution check's two stages.
+
+Each input's trials are cut into chunks (its first look alone first), packed into jobs of at
+most ``distribution_jobs.CHUNK_TRIALS`` calls, a case per chunk, run by the judge's own driver
+(``app/sampler_driver.py``) in the learner's confined child. A chunk's generator is seeded
+apart from the others', so the added counts are those of one run of all the input's trials.
+The second stage runs the rest of an input's trials only when its look did not settle it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from app.grading import compare, distribution_jobs, sampler
+from app.grading.distribution_jobs import NO_ANSWER, Batch, Chunk, tag
+from app.grading.sampler import SamplerCheck
+from sandbox import CaseRun, Job, Limits, Outcome, RunResult
+
+DRIVER = (Path(__file__).with_name("sampler_driver.py")).read_text(encoding="utf-8")
+# The driver's own arguments, after the exercise's: names no exercise parameter can have.
+DRIVER_PARAMETERS = {
+    "sampler:rng_at": "value",
+    "sampler:bins": "value",
+    "sampler:must_draw": "value",
+    "sampler:trials": "value",
+    "sampler:seed": "value",
+}
+
+
+def first_stage(check: SamplerCheck) -> list[Chunk]:
+    """What runs at once: each input's first look, or all the trials of one without a look."""
+    stage: list[Chunk] = []
+    for index, item in enumerate(check.inputs):
+        mine = distribution_jobs.chunks(item, index)
+        stage += mine[:1] if item.first_look is not None else mine
+    return stage
+
+
+def second_stage(check: SamplerCheck, looked: RunResult) -> list[Chunk]:
+    """The rest of the trials of each input whose first look neither settled it nor failed it."""
+    if looked.setup is not None:
+        return []
+    stage: list[Chunk] = []
+    for index, (item, run) in enumerate(zip(check.inputs, looked.cases, strict=False)):
+        if run.outcome is Outcome.returned and sampler.goes_on(item, compare.plain(run.value)):
+            stage += distribution_jobs.chunks(item, index)[1:]
+    return stage
+
+
+def check_jobs_for(
+    check: SamplerCheck,
+    code: str,
+    helpers: str,
+    limits: Limits,
+    stage: list[Chunk] | None = None,
+) -> list[tuple[Batch, Job]]:
+    """The learner's code and the driver on ``stage`` (the first stage unless given), a job per
+    batch of chunks; a job's budget scales with its calls as the distribution check's does."""
+    parameters = {**check.parameters, **DRIVER_PARAMETERS}
+    jobs = []
+    for batch in distribution_jobs.batches(first_stage(check) if stage is None else stage):
+        trials = sum(chunk.trials for chunk in batch)
+        budget = max(limits.time_ms, math.ceil(trials * distribution_jobs.STEP_ALLOWANCE_MS))
+        cases = []
+        for chunk in batch:
+            item = check.inputs[chunk.pair]
+            cases.append(
+                {
+                    **item.input,
+                    "sampler:rng_at": check.rng_at,
+                    "sampler:bins": item.bins,
+                    "sampler:must_draw": item.must_draw,
+                    "sampler:trials": chunk.trials,
+                    "sampler:seed": chunk.seed,
+                }
+            )
+        job = Job(
+            code=code,
+            entry_point=check.entry_point,
+            cases=tuple(cases),
+            parameters=parameters,
+            limits=limits if budget == limits.time_ms else replace(limits, time_ms=budget),
+            helpers=helpers,
+            driver=DRIVER,
+        )
+        jobs.append((batch, job))
+    return jobs
+
+
+def merged_result(check: SamplerCheck, done: list[tuple[Batch, RunResult]]) -> RunResult:
+    """The jobs' results as one, a case per input in order (what ``sampler.check_rows`` reads);
+    a job that did not load makes the whole check unloaded (every job runs the same code)."""
+    setup = next((result.setup for _, result in done if result.setup is not None), None)
+    runs = [
+        (chunk, result.cases[k] if k < len(result.cases) else NO_ANSWER)
+        for batch, result in done
+        for k, chunk in enumerate(batch)
+    ]
+    cases = []
+    for index in range(len(check.inputs)):
+        mine = sorted(
+            ((chunk, run) for chunk, run in runs if chunk.pair == index),
+            key=lambda item: item[0].first_trial,
+        )
+        cases.append(_input_run(mine) if mine else NO_ANSWER)
+    return RunResult(
+        layers=done[0][1].layers if done else {},
+        setup=setup,
+        cases=[] if setup is not None else cases,
+        wall_ms=max((result.wall_ms for _, result in done), default=0.0),
+        cpu_ms=sum(result.cpu_ms for _, result in done),
+        demoted=any(result.demoted for _, result in done),
+    )
+
+
+def _input_run(runs: list[tuple[Chunk, CaseRun]]) -> CaseRun:
+    """One input's chunks as one case: the first that did not return, the first invalid call
+    (numbered within the input), the first whose counts do not add up, or the counts added."""
+    for _, run in runs:
+        if run.outcome is not Outcome.returned:
+            return run
+    trials, draws = 0, 0
+    counts: list[int] | None = None
+    for chunk, run in runs:
+        value = compare.plain(run.value)
+        if isinstance(value, dict) and isinstance(value.get("invalid"), dict):
+            invalid = dict(value["invalid"])
+            if type(invalid.get("trial")) is not int:
+                return run
+            invalid["trial"] += chunk.first_trial
+            return replace(run, value=tag({"invalid": _plain_dict(invalid)}))
+        if not _sound(value) or (counts is not None and len(value["counts"]) != len(counts)):
+            return run  # the row says the counts do not add up, as they came
+        counts = (
+            value["counts"]
+            if counts is None
+            else [a + b for a, b in zip(counts, value["counts"], strict=True)]
+        )
+        trials += value["trials"]
+        draws += value["draws"]
+    added = {"trials": trials, "counts": counts, "draws": draws}
+    first = runs[0][1]
+    return replace(first, value=tag(added), duration_ms=sum(run.duration_ms for _, run in runs))
+
+
+def _plain_dict(invalid: dict[str, Any]) -> dict[str, Any]:
+    """An invalid call's record with only plain values (what ``tag`` can carry)."""
+    return {
+        str(key): value
+        for key, value in invalid.items()
+        if type(value) in (int, str, float, bool) or value is None
+    }
+
+
+def _sound(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and type(value.get("trials")) is int
+        and type(value.get("draws")) is int
+        and isinstance(value.get("counts"), list)
+        and all(type(x) is int and x >= 0 for x in value["counts"])
+    )

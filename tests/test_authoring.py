@@ -1,0 +1,180 @@
+"""The authoring tools as an author meets them: `judge exercises new|check|regen [ID...]`.
+
+Each classic mistake, made in a copy of an exercise folder, is refused by `judge exercises
+check` with a message naming the folder; a scaffold passes as it is; regen rewrites only what
+changed; the mistakes caught at load are caught in a copy of every exercise folder found.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from app.catalog import EXERCISES_DIR, ExerciseError, load_exercise
+
+JUDGE = shutil.which("judge", path=str(Path(sys.executable).parent)) or "judge"
+FOLDERS = sorted(p for p in EXERCISES_DIR.iterdir() if (p / "exercise.toml").is_file())
+
+
+def judge(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([JUDGE, *args], capture_output=True, text=True, timeout=300, check=False)
+
+
+def copy_of(source: Path, root: Path) -> Path:
+    """The exercise folder copied under ``root`` alone (its golden files and its links to the
+    exercises left behind)."""
+    copy = root / source.name
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("solutions", "__pycache__"))
+    text = re.sub(r"^related\s*=\s*\[[^\]]*\][^\n]*\n", "", toml_text(copy), flags=re.M)
+    set_toml(copy, text)
+    return copy
+
+
+def toml_text(folder: Path) -> str:
+    return (folder / "exercise.toml").read_text()
+
+
+def set_toml(folder: Path, text: str) -> None:
+    (folder / "exercise.toml").write_text(text)
+
+
+def misspelt_table(folder: Path) -> None:
+    set_toml(folder, toml_text(folder) + "\n[comparison]\nrel_tol = 1e-9\n")
+
+
+def unknown_key(folder: Path) -> None:
+    set_toml(folder, "dificulty = 'easy'\n" + toml_text(folder))
+
+
+def empty_statement(folder: Path) -> None:
+    (folder / "statement.md").write_text("  \n")
+
+
+def nan_expected(folder: Path) -> None:
+    path = folder / "cases.json"
+    cases = json.loads(path.read_text())
+    cases[0]["expected"]["value"] = float("nan")
+    path.write_text(json.dumps(cases))  # json writes NaN, which json.loads reads back
+
+
+LOAD_MISTAKES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "misspelt table": (
+        misspelt_table,
+        r"unknown table \[comparison\] \(did you mean 'compare'\?\)",
+    ),
+    "unknown key": (unknown_key, r"unknown key 'dificulty' \(did you mean 'difficulty'\?\)"),
+    "empty statement": (empty_statement, r"statement.md: the statement is empty"),
+    "nan expected": (nan_expected, r"cases.json: case .*: the expected value holds nan"),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(LOAD_MISTAKES))
+@pytest.mark.parametrize("source", FOLDERS, ids=lambda p: p.name)
+def test_every_folder_with_a_load_mistake_is_refused_naming_it(
+    tmp_path: Path, source: Path, mistake: str
+) -> None:
+    mutate, words = LOAD_MISTAKES[mistake]
+    copy = copy_of(source, tmp_path)
+    load_exercise(copy)  # the copy loads before the mistake
+    mutate(copy)
+    with pytest.raises(ExerciseError, match=words) as caught:
+        load_exercise(copy)
+    assert str(copy) in str(caught.value)
+
+
+def broken_math(folder: Path) -> None:
+    path = folder / "statement.md"
+    path.write_text(path.read_text() + "\n\nThe mean is $\\frac{1}{$ per step.\n")
+
+
+def reference_fails(folder: Path) -> None:
+    """A reference that raises: the expected outputs cannot come from it."""
+    exercise = load_exercise(folder)
+    parameters = ", ".join(exercise.parameters)
+    (folder / "solution.py").write_text(
+        f"def {exercise.entry_point}({parameters}):\n    raise ValueError('unfinished')\n"
+    )
+
+
+def golden_disagrees(folder: Path) -> None:
+    """A golden correct submission beside the exercise that is the starter (it fails)."""
+    (folder / "solutions").mkdir()
+    shutil.copy(folder / "starter.py", folder / "solutions" / "correct_but_not.py")
+
+
+CHECK_MISTAKES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "broken math": (broken_math, r"statement.md, line \d+: math \$\\frac\{1\}\{\$ does not parse"),
+    "reference fails": (
+        reference_fails,
+        r"reference failed on .*: ValueError \(line 2\): unfinished",
+    ),
+    "golden correct refused": (golden_disagrees, r"golden correct_but_not.py fails its Submit"),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(CHECK_MISTAKES))
+def test_check_refuses_each_mistake_with_the_folder_named(tmp_path: Path, mistake: str) -> None:
+    mutate, words = CHECK_MISTAKES[mistake]
+    source = FOLDERS[0]
+    copy = copy_of(source, tmp_path)
+    mutate(copy)
+    done = judge("--exercises", str(tmp_path), "exercises", "check", source.name)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"FAIL  {source.name}  ({copy})" in done.stdout, done.stdout
+    assert re.search(words, done.stdout), done.stdout
+
+
+@pytest.mark.parametrize("mistake", sorted(LOAD_MISTAKES))
+def test_check_names_the_folder_of_a_load_mistake(tmp_path: Path, mistake: str) -> None:
+    mutate, words = LOAD_MISTAKES[mistake]
+    copy = copy_of(FOLDERS[0], tmp_path)
+    mutate(copy)
+    done = judge("--exercises", str(tmp_path), "exercises", "check")
+    assert done.returncode == 1 and str(copy) in done.stdout, done.stdout
+    assert re.search(words, done.stdout), done.stdout
+
+
+def test_a_scaffold_passes_regen_and_check_and_regen_touches_only_what_changed(
+    tmp_path: Path,
+) -> None:
+    made = judge("--exercises", str(tmp_path), "exercises", "new", "my-first-exercise")
+    assert made.returncode == 0, made.stdout + made.stderr
+    folder = tmp_path / "my-first-exercise"
+    assert judge("--exercises", str(tmp_path), "exercises", "regen").returncode == 0
+    checked = judge("--exercises", str(tmp_path), "exercises", "check", "my-first-exercise")
+    assert checked.returncode == 0, checked.stdout
+    assert "1 of 1 exercises valid" in checked.stdout
+    # A second exercise beside it: regenerating one leaves the other's file as it was.
+    assert judge("--exercises", str(tmp_path), "exercises", "new", "another-one").returncode == 0
+    before = (folder / "cases.json").stat().st_mtime_ns
+    again = judge("--exercises", str(tmp_path), "exercises", "regen")
+    assert f"same     {folder / 'cases.json'}" in again.stdout, again.stdout
+    assert f"updated  {tmp_path / 'another-one' / 'cases.json'}" in again.stdout
+    assert (folder / "cases.json").stat().st_mtime_ns == before
+    # Its golden files live in its folder, and check ran them.
+    assert sorted(p.name for p in (folder / "solutions").iterdir()) == [
+        "correct_builtin_max.py",
+        "wrong_starts_at_zero.py",
+    ]
+
+
+def test_new_refuses_a_bad_id_or_an_existing_folder(tmp_path: Path) -> None:
+    bad = judge("--exercises", str(tmp_path), "exercises", "new", "Top_P")
+    assert bad.returncode == 1 and "is not an exercise id" in bad.stdout
+    assert judge("--exercises", str(tmp_path), "exercises", "new", "x").returncode == 0
+    again = judge("--exercises", str(tmp_path), "exercises", "new", "x")
+    assert again.returncode == 1 and "already exists" in again.stdout
+
+
+def test_check_of_an_unknown_id_names_the_nearest(tmp_path: Path) -> None:
+    assert judge("--exercises", str(tmp_path), "exercises", "new", "top-p").returncode == 0
+    done = judge("--exercises", str(tmp_path), "exercises", "check", "top-q")
+    assert done.returncode == 1 and "no exercise 'top-q'" in done.stdout
+    assert "did you mean 'top-p'?" in done.stdout
