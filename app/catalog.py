@@ -13,7 +13,7 @@ import json
 import math
 import re
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,15 +23,18 @@ import numpy as np
 from app.exercise_keys import unknown_key_problem
 from app.grading import (
     EXACT,
+    CapsError,
     DistributionCheck,
+    InputCaps,
     SamplerCheck,
     Tolerance,
     load_check,
     load_sampler,
     parse_type,
+    read_caps,
 )
 from app.theory import load_theory
-from sandbox import SNAPSHOT_ITEMS, Job, Limits, RandomMode
+from sandbox import Job, Limits, RandomMode
 
 EXERCISES_DIR = Path(__file__).resolve().parent.parent / "exercises"
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -41,15 +44,6 @@ DIFFICULTIES = ("easy", "medium", "hard")
 CASES_PER_EXERCISE = 6
 DEFAULT_RANDOM_CASES = 20
 MAX_RANDOM_CASES = 200
-# Custom inputs: the longest list or array dimension, and every number of an input together.
-DEFAULT_MAX_LENGTH = 1000
-# Within what the sandbox sends back of the arguments after a call (the mutation check): an
-# input past it could not be checked, so none is allowed.
-DEFAULT_MAX_ELEMENTS = SNAPSHOT_ITEMS
-# The most dimensions a custom ndarray input may have (numpy's own limit is 64), and the default
-# for a parameter whose ``[custom] ndim`` is not declared.
-MAX_NDIM = 8
-
 RandomCase = Callable[[np.random.Generator], dict[str, Any]]
 
 
@@ -67,27 +61,6 @@ class Case:
     # Set when the reference itself could not run this input (a random or custom case): the
     # learner's result is then shown without a verdict on it.
     reference_problem: str | None = None
-
-
-@dataclass(frozen=True)
-class ScalarRange:
-    """A ``value`` parameter that is one number: its type and closed range (``[custom]``)."""
-
-    type: str  # "int" | "float"
-    low: float
-    high: float
-
-
-@dataclass(frozen=True)
-class InputCaps:
-    """How large a learner's own input may be (``[custom]`` in exercise.toml)."""
-
-    max_length: int = DEFAULT_MAX_LENGTH
-    max_elements: int = DEFAULT_MAX_ELEMENTS
-    item_types: Mapping[str, str] = field(default_factory=dict)  # param -> "int" | "float"
-    distributions: tuple[str, ...] = ()  # ndarray params whose rows are probability vectors
-    scalars: Mapping[str, ScalarRange] = field(default_factory=dict)  # value params, one number
-    ndim: Mapping[str, int] = field(default_factory=dict)  # ndarray params of a fixed rank
 
 
 @dataclass(frozen=True)
@@ -323,7 +296,10 @@ def load_exercise(folder: Path) -> Exercise:
     _require(not clash, extra_path, f"case names already used in cases.json: {sorted(clash)}")
     random_case = _load_generator(folder / "case_generator.py", parameters)
     random_cases = _random_case_count(meta.get("submit", {}), meta_path, random_case)
-    input_caps = _input_caps(meta.get("custom", {}), meta_path, parameters)
+    try:
+        input_caps = read_caps(meta.get("custom", {}), parameters)
+    except CapsError as error:
+        raise ExerciseError(f"{meta_path}: {error}") from None
 
     order = meta.get("order", 0)
     _require(type(order) is int, meta_path, "'order' must be an integer")
@@ -450,87 +426,6 @@ def _random_case_count(raw: Any, where: Path, random_case: RandomCase | None) ->
         "[submit] random_cases needs a case_generator.py",
     )
     return count
-
-
-def _input_caps(raw: Any, where: Path, parameters: dict[str, str]) -> InputCaps:
-    keys = {"max_length", "max_elements", "items", "distributions", "scalars", "ndim"}
-    _require(
-        isinstance(raw, dict) and set(raw) <= keys, where, f"[custom] may only set {sorted(keys)}"
-    )
-    for key in ("max_length", "max_elements"):
-        value = raw.get(key, 1)
-        _require(
-            type(value) is int and value > 0, where, f"[custom] {key} must be a positive integer"
-        )
-    _require(
-        raw.get("max_elements", 1) <= SNAPSHOT_ITEMS,
-        where,
-        f"[custom] max_elements may be at most {SNAPSHOT_ITEMS}, what the sandbox sends back "
-        "of the arguments for the mutation check",
-    )
-    items = raw.get("items", {})
-    _require(
-        isinstance(items, dict)
-        and all(parameters.get(n) == "list" and t in ("int", "float") for n, t in items.items()),
-        where,
-        '[custom] items maps list parameters to "int" or "float"',
-    )
-    distributions = raw.get("distributions", [])
-    _require(
-        isinstance(distributions, list)
-        and all(parameters.get(n) == "ndarray" for n in distributions),
-        where,
-        "[custom] distributions must list ndarray parameters",
-    )
-    ndim = raw.get("ndim", {})
-    _require(
-        isinstance(ndim, dict)
-        and all(
-            parameters.get(n) == "ndarray" and type(d) is int and 1 <= d <= MAX_NDIM
-            for n, d in ndim.items()
-        ),
-        where,
-        f"[custom] ndim maps ndarray parameters to their number of dimensions, 1 to {MAX_NDIM}",
-    )
-    return InputCaps(
-        max_length=raw.get("max_length", DEFAULT_MAX_LENGTH),
-        max_elements=raw.get("max_elements", DEFAULT_MAX_ELEMENTS),
-        item_types=dict(items),
-        distributions=tuple(distributions),
-        scalars=_scalar_ranges(raw.get("scalars", {}), where, parameters),
-        ndim=dict(ndim),
-    )
-
-
-def _scalar_ranges(raw: Any, where: Path, parameters: dict[str, str]) -> dict[str, ScalarRange]:
-    """``[custom] scalars``: value parameters that are one number, e.g. ``{ type = "int",
-    min = 0, max = 1000 }``; a learner's input outside the range is a 422 before anything runs."""
-    message = (
-        '[custom] scalars maps value parameters to { type = "int" | "float", min = <number>, '
-        "max = <number> } with min <= max"
-    )
-    _require(isinstance(raw, dict), where, message)
-    ranges = {}
-    for name, spec in raw.items():
-        ok = (
-            parameters.get(name) == "value"
-            and isinstance(spec, dict)
-            and set(spec) == {"type", "min", "max"}
-            and spec["type"] in ("int", "float")
-            and all(
-                type(spec[end]) in (int, float) and math.isfinite(spec[end])
-                for end in ("min", "max")
-            )
-        )
-        _require(ok and spec["min"] <= spec["max"], where, f"{message} ({name})")
-        if spec["type"] == "int":
-            _require(
-                all(type(spec[end]) is int for end in ("min", "max")),
-                where,
-                f"[custom] scalars: the range of the int parameter {name} must be integers",
-            )
-        ranges[name] = ScalarRange(spec["type"], spec["min"], spec["max"])
-    return ranges
 
 
 def _load_tolerance(raw: Any, meta_path: Path) -> Tolerance:

@@ -1,6 +1,6 @@
 """Where the submission history lives: a SQLite file (the default) or a PostgreSQL server.
 
-A database is named by a URL, as architecture.md says: ``sqlite:///PATH`` for one judge,
+A database is named by a URL, as docs/architecture.md says: ``sqlite:///PATH`` for one judge,
 ``postgresql://USER:PASSWORD@HOST:PORT/DB`` when replicas share their history. Both backends
 store the same ``submissions`` table and answer the same calls (prepare, insert, reset, count,
 recent, read, close); ``app.history.History`` decides when to call them. Every call is made

@@ -4,11 +4,11 @@
 event loop and grading never waits on the database. Rows the database cannot take (it is down,
 not up yet, its disk is full) are not dropped: the writer keeps them and retries, with a
 backoff, until they are written, each once (rows carry a key the database deduplicates on).
-Bounds: ``BACKLOG`` rows in memory; past that, rows that reached the spool wait there only
-(``app.spool``: it also carries them across a judge's restart or kill); a row that fits in
-neither is lost, counted and said in the log. The log says each change of state once.
-Each row keeps the code (the learner gets it back) and its SHA-256, beside the hash of the
-learner's id, never the id. The backends live in ``app.databases``.
+Bounds: ``BACKLOG`` rows and ``BACKLOG_BYTES`` of their text in memory; past that, rows that
+reached the spool wait there only (``app.spool``: it also carries them across a judge's restart
+or kill); a row that fits in neither is lost, counted and said in the log. The log says each
+change of state once. Each row keeps the code (the learner gets it back) and its SHA-256,
+beside the hash of the learner's id, never the id. The backends live in ``app.databases``.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from app.spool import Orphan, Spool, SpoolError
 log = logging.getLogger("judge.storage")
 
 BACKLOG = 10_000
+BACKLOG_BYTES = 64 * 1024 * 1024  # rows may carry a learner's source, up to its size cap each
 BATCH = 256
 CLOSE_TIMEOUT_S = 10
 RETRY_FIRST_S = 0.25
@@ -104,6 +105,11 @@ def spool_folder(url: str, configured: str | None = None) -> Path | None:
     return POSTGRES_SPOOL
 
 
+def _row_bytes(row: Row) -> int:
+    """About what a row costs in memory: its text, plus a little for each field."""
+    return sum(len(value) if isinstance(value, str) else 8 for value in row) + 100
+
+
 def _row_from_spool(stored: dict[str, object]) -> Row:
     return tuple(stored.get(name) for name in COLUMNS)
 
@@ -130,6 +136,7 @@ class History:
         self._progress = threading.Condition(lock)  # wakes flush(): rows were written
         self._rows: deque[Row] = deque()
         self._taken = 0  # rows the writer is writing
+        self._bytes = 0  # text in self._rows, for BACKLOG_BYTES
         self._overflow = 0  # rows that reached the spool only (memory was full)
         self._replayed_to = 0  # own spool offset up to which those are written
         self._unspooled = 0  # rows in memory that the spool could not take
@@ -214,13 +221,17 @@ class History:
             )
             if self._spool is not None and not spooled:
                 self._warn_once("spool", f"cannot spool rows ({self._spool.broken})")
-            if len(self._rows) < BACKLOG:
+            size = _row_bytes(row)
+            if len(self._rows) < BACKLOG and self._bytes + size <= BACKLOG_BYTES:
                 self._rows.append(row)
+                self._bytes += size
                 self._unspooled += not spooled
                 self._cond.notify()
             elif spooled:
                 self._overflow += 1
-                self._warn_once("memory", f"{BACKLOG} rows wait in memory; more wait in the spool")
+                self._warn_once(
+                    "memory", "the rows in memory reached their bound; more wait in the spool"
+                )
             else:
                 self._lost += 1
                 self._warn_once("lost", "backlog full and nowhere to spool: rows are being LOST")
@@ -286,6 +297,7 @@ class History:
                 if not batch:
                     self._cond.wait_for(lambda: self._rows or self._stopping or self._spool_work())
                     batch = [self._rows.popleft() for _ in range(min(BATCH, len(self._rows)))]
+                    self._bytes -= sum(map(_row_bytes, batch))
                     self._taken = len(batch)
             try:
                 self._replay_orphans()
@@ -340,7 +352,7 @@ class History:
             orphan = self._orphans[0]
             for batch in self._batches(orphan.read()):
                 self._write(batch)
-            log.info(
+            log.warning(
                 "submission history: %d row(s) a judge that is gone left in %s are stored",
                 orphan.rows,
                 orphan.path,
@@ -391,10 +403,11 @@ class History:
             self._failing_since = time.monotonic()
         where = f", then in the spool {self._spool.folder}" if self._spool else ""
         log.error(
-            "submission history: cannot write (%s); rows wait (in memory up to %d%s) and are "
-            "retried",
+            "submission history: cannot write (%s); rows wait (in memory up to %d rows or %d "
+            "MiB%s) and are retried",
             error,
             BACKLOG,
+            BACKLOG_BYTES >> 20,
             where,
         )
 

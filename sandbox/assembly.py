@@ -151,7 +151,7 @@ class JobRecord:
                 return False, True
             elif kind == "ready" and not ready:
                 ready = True
-            elif kind == "case" and ready and message.get("case") == expected:
+            elif kind == protocol.CASE and ready and message.get("case") == expected:
                 self.cases[expected] = protocol.parse_case(message, self.limits.output_bytes)
                 expected += 1
             elif kind == "end" and ready and expected == self.total:

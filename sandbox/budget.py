@@ -16,9 +16,9 @@ import time
 # correct grade of six cases uses a few ms of its child's CPU; a spinner reaches this at once.
 DEMOTE_CPU_S = 0.025
 # Sooner while a job waits for a fast slot: a spinner then keeps the one waiting behind it for
-# 18 ms of its CPU, not 25 (in the classroom mix, the correct learner's p99 was the wait behind
-# fresh spinners). Not lower: under a sustained load the queue is never empty, and a correct
-# resample Run's child uses up to ~15 ms there (at 10 ms, 35% of them were demoted).
+# less of its CPU (in the classroom mix, the correct learner's p99 was the wait behind fresh
+# spinners). Not much lower: under a sustained load the queue is never empty, and a correct
+# resample Run's child comes close to this bound there (docs/performance.md has the figures).
 DEMOTE_PRESSED_CPU_S = 0.018
 # The wall clock demotes too, later, for a child that holds its slot without spending CPU (a
 # blocked one). Not sooner: on a busy machine a correct job waiting for a core spends wall

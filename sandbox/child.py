@@ -38,6 +38,7 @@ from sandbox.protocol import (
     Job,
     Outcome,
     RandomMode,
+    case_record,
     encode,
     split_body,
 )
@@ -47,7 +48,7 @@ LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)
 # fails every time rather than by the luck of case order.
 FOREIGN_SEED = 20_240_917
 # numpy's floating-point error handling as the zygote left it. Learner code can change it and
-# leave it changed (an np.errstate held open in a suspended generator, red team round 7): the
+# leave it changed (an np.errstate held open in a suspended generator): the
 # trusted code that runs after each call (tagging the result, snapshotting the arguments,
 # wording an error) must never call a learner's error callback.
 NUMPY_ERRORS = np.geterr()
@@ -136,22 +137,7 @@ def _abandon_setup(reply: Mailbox) -> Callable[[Capture], NoReturn]:
 
 def _abandon_case(reply: Mailbox, index: int) -> Callable[[Capture], NoReturn]:
     def abandon(capture: Capture) -> NoReturn:
-        reply.send(
-            {
-                "t": "case",
-                "case": index,
-                "outcome": "output",
-                "value": None,
-                "error": None,
-                "output": capture.text(),
-                "output_truncated": True,
-                "duration_ms": 0.0,
-                "draws": None,
-                "inputs_after": None,
-                "drawn": None,
-                "trace": None,
-            }
-        )
+        reply.send(case_record(index, "output", output=capture.text(), output_truncated=True))
         os._exit(0)
 
     return abandon
@@ -390,22 +376,19 @@ def run_job(
             drawn = arguments[job.rng_argument].drawn_values
         inputs_after = values.snapshot_arguments(dict(parameters), arguments, inputs, built)
         reply.send(
-            {
-                "t": "case",
-                "case": index,
-                "outcome": outcome.value,
-                "value": value,
-                "error": error,
-                "output": capture.text(),
-                "output_truncated": False,  # a cut output ended the case (see Capture)
-                "duration_ms": duration_ms,
-                "draws": draws,
-                "inputs_after": inputs_after,
-                "drawn": drawn,
-                "trace": _traced(trace, parameters, inputs)
-                if outcome is Outcome.returned
-                else None,
-            }
+            case_record(
+                index,
+                outcome.value,
+                value=value,
+                error=error,
+                output=capture.text(),
+                output_truncated=False,  # a cut output ended the case (see Capture)
+                duration_ms=duration_ms,
+                draws=draws,
+                inputs_after=inputs_after,
+                drawn=drawn,
+                trace=_traced(trace, parameters, inputs) if outcome is Outcome.returned else None,
+            )
         )
     reply.send({"t": "end"})
 
@@ -428,20 +411,8 @@ def _unbuilt_case(index: int, exc: Exception) -> dict[str, Any]:
         message = str(exc)[:300]
     except Exception:  # only our own code ran, but the message must never cost the reply
         message = ""
-    return {
-        "t": "case",
-        "case": index,
-        "outcome": Outcome.bad_input.value,
-        "value": None,
-        "error": {"type": type(exc).__name__, "message": message, "line": None, "trace": ""},
-        "output": "",
-        "output_truncated": False,
-        "duration_ms": 0.0,
-        "draws": None,
-        "inputs_after": None,
-        "drawn": None,
-        "trace": None,
-    }
+    error = {"type": type(exc).__name__, "message": message, "line": None, "trace": ""}
+    return case_record(index, Outcome.bad_input.value, error=error)
 
 
 def _compiled(source: str, filename: str, trusted: bool) -> Any:

@@ -84,7 +84,7 @@ class _Writer:
 
     The host's reader thread must always be free to drain the zygote's replies. A zygote busy
     writing a reply reads no jobs, and a caller blocked writing a job while it held the pool's
-    lock stopped the reader too: a deadlock for good (red team, round 3: large job bodies and
+    lock stopped the reader too: a deadlock for good (large job bodies and
     large replies together). Frames keep their order; what is queued is bounded by the pool's
     capacity (at most one frame per job in flight, and its helpers).
     """
@@ -275,7 +275,7 @@ class Pool:
 
     @staticmethod
     def _stop_process(process: subprocess.Popen[bytes], writer: _Writer | None = None) -> None:
-        stop = protocol.encode_with_body({"op": "stop"})
+        stop = protocol.order(protocol.Op.stop)
         try:
             assert process.stdin is not None
             if writer is not None:  # after what it has queued, from its own thread
@@ -333,7 +333,7 @@ class Pool:
                 raise SandboxUnavailable("the sandbox pool is closed")
             # Parked jobs do not hold a fast slot, but no more than the slow lane's worth are
             # left out of the count: a demoted job whose child ended starts again, and when the
-            # slow lane is full it waits in the fast queue (red team, round 3: 192 in flight).
+            # slow lane is full it waits in the fast queue (192 in flight).
             parked = min(self.slow_lane, sum(job.demoted for job in self._pending.values()))
             waiting = len(self._pending) - parked
             # A group larger than the whole bound (a Submit's four jobs with one worker and a
@@ -353,12 +353,12 @@ class Pool:
                     ids.append(job_id)
                     key = pending.helpers_key
                     if key is not None and key not in self._helpers_sent:
-                        self._send_compiled({"op": "helpers", "key": key}, job.helpers)
+                        self._send_compiled(protocol.Op.helpers, {"key": key}, job.helpers)
                     sources = trusted_sources(job)
                     for filename, key in pending.trusted_keys.items():
                         if key not in self._helpers_sent:
-                            header = {"op": "trusted", "key": key, "filename": filename}
-                            self._send_compiled(header, sources[filename])
+                            fields = {"key": key, "filename": filename}
+                            self._send_compiled(protocol.Op.trusted, fields, sources[filename])
                     self._send_run(job_id, pending, 0)
             except SandboxUnavailable:
                 for job_id in ids:
@@ -385,18 +385,17 @@ class Pool:
         }
         return _Pending(Future(), record, body, helpers_key, trusted)
 
-    def _send_compiled(self, header: dict[str, Any], source: str) -> None:
+    def _send_compiled(self, op: protocol.Op, fields: dict[str, Any], source: str) -> None:
         """Have the zygote compile an exercise's own code once, for every later child: its
-        helpers (``op`` "helpers", by the learner policy) or its driver or trace ("trusted",
+        helpers (``Op.helpers``, by the learner policy) or its driver or trace (``Op.trusted``,
         plain Python). Each submission then compiles only its own source (caller holds the
         lock)."""
-        self._write(protocol.encode_with_body(header, source.encode("utf-8", "surrogatepass")))
-        self._helpers_sent.add(header["key"])
+        self._write(protocol.order(op, source.encode("utf-8", "surrogatepass"), **fields))
+        self._helpers_sent.add(fields["key"])
 
     def _send_run(self, job_id: int, pending: _Pending, first_case: int) -> None:
         """Ask the zygote to run a job from ``first_case`` on (caller holds the lock)."""
-        header = {
-            "op": "run",
+        fields = {
             "job": job_id,
             "first_case": first_case,
             "cases": pending.record.total,
@@ -411,7 +410,7 @@ class Pool:
             # it runs in a fast slot (sandbox/zygote.py, spare_wanted).
             "long": protocol.DRIVER_FILENAME in pending.trusted_keys,
         }
-        self._write(protocol.encode_with_body(header, pending.body))
+        self._write(protocol.order(protocol.Op.run, pending.body, **fields))
 
     def _write(self, frame: bytes) -> None:
         """Queue a frame for the zygote (never blocks; caller holds the lock)."""

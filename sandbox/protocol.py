@@ -25,7 +25,8 @@ TRACE_FILENAME = "trace.py"
 HEADER = struct.Struct(">I")
 MAX_FRAME = 8 * 1024 * 1024
 # How much one os.read() of a pipe asks for. A 1 MiB request makes the allocator map and unmap
-# a fresh buffer every time (measured: 30 µs against 3 µs); larger frames take several reads.
+# a fresh buffer every time (docs/performance.md, "Figures behind the code's constants");
+# larger frames take several reads.
 READ_CHUNK = 1 << 16
 
 
@@ -63,6 +64,65 @@ def split_body(payload: bytes) -> tuple[dict[str, Any], bytes]:
 # A lone surrogate reaches a string either as a JSON escape (\ud800, what json.dumps writes for
 # a learner's chr(0xd800)) or as raw UTF-8-like bytes (ED A0..BF xx), which json.loads of bytes
 # lets through. Either way the trusted side could not encode it again (a report, a database row).
+# ---- host -> zygote: the control orders (a JSON header line, then an opaque body) ----
+
+
+class Op(StrEnum):
+    """What a control frame asks of the zygote."""
+
+    run = "run"  # run (the rest of) a job; the body is the job document
+    helpers = "helpers"  # compile an exercise's helpers once, by the learner policy
+    trusted = "trusted"  # compile the judge's own driver or trace once, as plain Python
+    stop = "stop"  # finish what runs, then exit
+
+
+def order(op: Op, body: bytes = b"", **fields: Any) -> bytes:
+    """The one encoder of a control frame: ``op`` and its fields as the header."""
+    return encode_with_body({"op": op.value, **fields}, body)
+
+
+def op_of(header: Mapping[str, Any]) -> Op | None:
+    """The order a control header gives; None for one the zygote does not know (ignored)."""
+    raw = header.get("op")
+    return Op(raw) if isinstance(raw, str) and raw in Op.__members__ else None
+
+
+# ---- child -> host: a case's record, as the child writes it and parse_case reads it ----
+
+CASE = "case"  # the record kind ("t") of one case's result
+
+
+def case_record(
+    index: int,
+    outcome: str,
+    *,
+    value: Any = None,
+    error: Mapping[str, Any] | None = None,
+    output: str = "",
+    output_truncated: bool = False,
+    duration_ms: float = 0.0,
+    draws: int | None = None,
+    inputs_after: Any = None,
+    drawn: Any = None,
+    trace: Any = None,
+) -> dict[str, Any]:
+    """The one writer of a case's record (``parse_case`` is its one reader)."""
+    return {
+        "t": CASE,
+        "case": index,
+        "outcome": outcome,
+        "value": value,
+        "error": error,
+        "output": output,
+        "output_truncated": output_truncated,
+        "duration_ms": duration_ms,
+        "draws": draws,
+        "inputs_after": inputs_after,
+        "drawn": drawn,
+        "trace": trace,
+    }
+
+
 _SURROGATE_HINT = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 

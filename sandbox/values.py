@@ -143,8 +143,8 @@ def _recorded(record: list[float | None], drawn: Any) -> None:
 
 # What a generator's bounds and sizes may be: plain numbers and numeric arrays, checked before
 # numpy sees them. numpy's own Generator would otherwise take whatever learner code passes: an
-# object array, or an object whose __float__ / __index__ numpy then calls from C (red team,
-# round 7).
+# object array, or an object whose __float__ / __index__ numpy then calls from C.
+#
 PLAIN_NUMBERS = frozenset({bool, int, float} | {np.dtype(c).type for c in "?bBhHiIlLqQefdg"})
 PLAIN_INTEGERS = frozenset({int} | {np.dtype(c).type for c in "bBhHiIlLqQ"})
 
@@ -277,8 +277,8 @@ PACKED = "f8"
 def packed_array(raw: Any) -> Any:
     """An ndarray parameter's input for the job document: the array the child would build of
     ``raw``, as its bytes and shape (``raw`` itself when numpy cannot build it, or it is
-    spelled as a dict). Reading 17-digit floats from JSON took a 34-case Submit job ~0.9 of
-    its ~1.8 ms of reading and building its arguments; the bytes give the very same numbers."""
+    spelled as a dict). Reading 17-digit floats from JSON was half of what a Submit job spent
+    building its arguments (docs/performance.md); the bytes give the very same numbers."""
     if type(raw) is not list:
         return raw
     try:

@@ -154,18 +154,18 @@ class Zygote:
             return
         for payload in self.control.feed_raw(data):
             header, body = protocol.split_body(payload)
-            op = header.get("op")
-            if op == "run":
+            op = protocol.op_of(header)
+            if op is protocol.Op.run:
                 if header.get("lane") == "slow" and self.slow_in_use() < self.slow_lane:
                     # The rest of a demoted job (after a crash): straight back to the slow lane.
                     self.start(header, body, slow=True)
                 else:
                     self.queue.append((header, body))
-            elif op == "helpers":
+            elif op is protocol.Op.helpers:
                 self.remember_helpers(str(header.get("key")), body)
-            elif op == "trusted":
+            elif op is protocol.Op.trusted:
                 self.remember_trusted(str(header.get("key")), header.get("filename"), body)
-            elif op == "stop":
+            elif op is protocol.Op.stop:
                 self.stopping = True
         self.dispatch()
 
@@ -418,7 +418,7 @@ class Zygote:
 
         Parked children run at the lowest priority and, on a busy machine, mostly wait for their
         backstop; one that keeps a fast slot because the lane is full holds up every short job
-        behind it (red team, round 3: ten looping learners took a correct run's p50 from 21 ms
+        behind it (ten looping learners took a correct run's p50 from 21 ms
         to 187 ms, twenty to 2.2 s). The one evicted is the one that would end soonest anyway,
         so a long legitimate job (the distribution check's budget is larger) goes last.
         """

@@ -185,7 +185,7 @@ def test_a_step_that_draws_nothing_fails_the_check_however_its_counts_look(
     judge: Judge, exercise: Exercise
 ) -> None:
     # A schedule that hands out tokens in p[0]'s proportions, and lengths in the geometric
-    # law's, with no randomness at all: its counts fit too well (red team, round 7).
+    # law's, with no randomness at all: its counts fit too well.
     code = (
         "state = {}\n"
         "def pick(weights, counts, k):\n"
@@ -248,7 +248,7 @@ def test_submit_reports_the_check_after_the_cases(judge: Judge, exercise: Exerci
 def test_a_correct_step_slower_than_the_reference_still_passes(
     judge: Judge, exercise: Exercise
 ) -> None:
-    # Red team, round 2: fifteen harmless checks per call (a few times the reference's cost)
+    # Red team: fifteen harmless checks per call (a few times the reference's cost)
     # ran the check past the exercise's one-second budget; the check has its own budget now.
     slower = exercise.solution_code.replace(
         "    gamma = len(draft)\n",

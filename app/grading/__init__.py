@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the same names, for type checkers (at run time they load on first use)
     from app.grading.compare import TypeSpec, parse_type
+    from app.grading.custom_caps import CapsError, InputCaps, ScalarRange, read_caps
     from app.grading.custom_input import BadInput, validate
     from app.grading.distribution import DistributionCheck, load_check
     from app.grading.exercise_tools import check_all, regenerate_all
@@ -26,6 +27,10 @@ if TYPE_CHECKING:  # the same names, for type checkers (at run time they load on
 _HOMES = {
     "TypeSpec": "app.grading.compare",
     "parse_type": "app.grading.compare",
+    "CapsError": "app.grading.custom_caps",
+    "InputCaps": "app.grading.custom_caps",
+    "ScalarRange": "app.grading.custom_caps",
+    "read_caps": "app.grading.custom_caps",
     "BadInput": "app.grading.custom_input",
     "validate": "app.grading.custom_input",
     "DistributionCheck": "app.grading.distribution",
@@ -40,6 +45,10 @@ _HOMES = {
 }
 __all__ = [
     "BadInput",
+    "CapsError",
+    "InputCaps",
+    "ScalarRange",
+    "read_caps",
     "DistributionCheck",
     "EXACT",
     "Judge",

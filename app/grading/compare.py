@@ -269,15 +269,6 @@ def _show(value: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def draws_problem(actual: int | None, expected: int | None) -> str | None:
-    if expected is None or actual == expected:
-        return None
-    if actual is None:
-        return "the number of random numbers drawn could not be measured"
-    numbers = lambda n: f"{n} random number{'s' if n != 1 else ''}"  # noqa: E731
-    return f"your function drew {numbers(actual)}; the reference draws {expected}"
-
-
 # What the mutation check always allowed: it is after pops, clamps and overwrites, not round-off.
 _MUTATION_TOLERANCE = Tolerance(rel_tol=1e-9, abs_tol=1e-12)
 

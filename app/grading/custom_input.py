@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from app.catalog import MAX_NDIM, Exercise, InputCaps, ScalarRange
+from app.catalog import Exercise
 from app.errors import InvalidRequest
+from app.grading.custom_caps import MAX_NDIM, InputCaps, ScalarRange
 from app.schemas import INT64_MAX, INT64_RANGE, MAX_SEED, SEED_RANGE, integral
 from sandbox import SNAPSHOT_TEXT
 

@@ -125,7 +125,7 @@ def check_jobs(
     The check calls the step hundreds of times where a case calls it once, so each job has a
     time budget of its own, scaled by its trials: the exercise's (one second for all the exact
     cases) made a correct step only two or three times slower than the reference fail the
-    check, and the reference itself on a busy machine (red team, round 2). A job that fits
+    check, and the reference itself on a busy machine. A job that fits
     the exercise's budget keeps its limits exactly, so it runs in one of the warm spare
     children, which are forked with those limits.
     """

@@ -1,4 +1,4 @@
-"""Raw sandbox results -> the Report of architecture.md: verdicts, rows and their messages.
+"""Raw sandbox results -> the Report of docs/architecture.md: verdicts, rows and their messages.
 
 Pure and trusted: no pool, no I/O. ``app.grading.judge`` runs the jobs and hands their results here;
 the comparisons are in ``app.grading.compare``, the teaching sentences in ``app.grading.feedback``.
@@ -205,7 +205,7 @@ def build_report(
     mode: Mode = Mode.run,
     seed: int | None = None,
 ) -> Report:
-    """Turn raw sandbox outcomes into the report of architecture.md; ``cases`` (the examples
+    """Turn raw sandbox outcomes into the report of docs/architecture.md; ``cases`` (the examples
     unless given) are what the job ran, in its order."""
     cases = list(exercise.cases) if cases is None else cases
     total = len(cases)

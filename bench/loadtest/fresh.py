@@ -56,12 +56,22 @@ class FreshJudge:
 
     def health(self) -> dict[str, object]:
         with self._lock:
+            running = min(self._in_flight, self.workers)
+            # The warm pool's shape (schemas.PoolHealth): no zygote, no slow lane, and every
+            # grade past the workers waits on the semaphore, unbounded.
             pool = {
                 "alive": True,
-                "mode": "fresh interpreter per submission",
                 "workers": self.workers,
+                "capacity": self.workers,
+                "lanes": {
+                    "fast": {"in_use": running, "capacity": self.workers},
+                    "slow": {"in_use": 0, "capacity": 0, "memory_mb_bound": 0},
+                    "queue": {"in_use": self._in_flight - running, "capacity": 0},
+                },
                 "in_flight": self._in_flight,
                 "completed": self._completed,
+                "restarts": 0,
+                "zygote_pid": None,  # a fresh interpreter per submission: no zygote
             }
         return {"layers": dict(self._layers), "pool": pool}
 

@@ -40,10 +40,10 @@ _ARRAY_CLASS = np.ndarray
 BLOCKED_ATTRIBUTES = frozenset(
     {
         # An AttributeError's ``obj``: the object the failed lookup searched, which may be one
-        # the learner never holds (a stand-in's real ufunc or class; red team, round 4).
+        # the learner never holds (a stand-in's real ufunc or class).
         "obj",
         # The legacy generator's set_state takes any position and reads outside its state
-        # array (red team, round 6): on np.random and on RandomState instances alike.
+        # array: on np.random and on RandomState instances alike.
         "set_state",
         "ctypes",
         "cffi",

@@ -34,7 +34,7 @@ NUMPY_SCALARS = (int, float, complex, str, bytes)
 # Standard classes whose comparisons read their operands through methods a subclass could
 # override, from inside C code that holds borrowed references (a list comparison, a sort, a
 # heapq or bisect step, deque.index): Fraction reads ``numerator`` and ``denominator`` of any
-# Fraction (red team, round 8), so it is not subclassed at all; a deque compares, and a
+# Fraction, so it is not subclassed at all; a deque compares, and a
 # Counter's comparisons iterate, through ``__iter__``. (OrderedDict, defaultdict, dict, list,
 # tuple and sets compare their own storage.)
 NO_SUBCLASS = (fractions.Fraction,)
@@ -66,7 +66,7 @@ class LearnerClasses:
         if isinstance(namespace.get("dtype"), property) and not array_subclass:
             # numpy reads ``.dtype`` of any object it is asked to take as a dtype, comparing
             # one included (``a.dtype == obj``), then drops the error and answers NotImplemented:
-            # learner code in the middle of a list comparison (round 7, as gh-120298). An array
+            # learner code in the middle of a list comparison (as CPython gh-120298). An array
             # it never asks ("Cannot construct a dtype from an array"): see kinds.numpy_dtype.
             raise PolicyError(refusal.DTYPE_PROPERTY)
         if "__getitem__" in namespace and any(

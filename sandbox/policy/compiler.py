@@ -23,7 +23,7 @@ HELPERS_FILENAME = "helpers.py"
 # Special methods a learner's class may never define, each with the reason it is told.
 # CPython 3.11 compares list items through borrowed pointers (list_richcompare): a comparison
 # that empties the list and answers NotImplemented has the reflected one called on a freed
-# object (gh-120298; red team, round 7), and sorts, searches and dict lookups run comparisons
+# object (gh-120298), and sorts, searches and dict lookups run comparisons
 # in the middle of C code too. A finaliser runs whenever the last reference goes, inside
 # whatever C code dropped it. Without comparisons, a hash of one's own only breaks dicts.
 REFUSED_SPECIAL_METHODS = {
@@ -126,12 +126,12 @@ class LearnerTransformer(RestrictingNodeTransformer):
     def visit_YieldFrom(self, node: ast.YieldFrom) -> Any:
         # ``yield from it`` delegates to ``it``: dropping the suspended generator calls
         # ``it.close()``, the learner's method if ``it`` is a learner object, inside whatever
-        # C code dropped the last reference (red team, round 8; as a finaliser would run).
+        # C code dropped the last reference (as a finaliser would run).
         self.error(node, refusal.YIELD_FROM_REFUSED)
         return self.node_contents_visit(node)
 
     def _no_yield_in(self, block: ast.Try | ast.With, kind: str) -> None:
-        """Refuse a generator that can be suspended inside clean-up code (round 7's open end):
+        """Refuse a generator that can be suspended inside clean-up code:
         closing it, which its deallocation does wherever that happens, runs learner code."""
         found = _first_yield(block)
         if found is not None:
@@ -145,7 +145,7 @@ class LearnerTransformer(RestrictingNodeTransformer):
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         if isinstance(node.ctx, (ast.Store, ast.Del)) and node.attr in BLOCKED_ATTRIBUTES:
             # Refused to read on every object, so refused to write too: a C object's writable
-            # ``obj`` (functools' KeyWrapper) freed what its C code still pointed at (round 7).
+            # ``obj`` (functools' KeyWrapper) freed what its C code still pointed at.
             self.error(node, refusal.attribute_refused(node.attr))
             return node
         value = node.value

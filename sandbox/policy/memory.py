@@ -112,7 +112,7 @@ def check_attribute(obj: Any, name: str) -> None:
         or (isinstance(obj, type) and issubclass(obj, (np.ndarray, np.generic)))
     ):
         # A memoryview of the buffer: cast to bytes over an object array, it read and wrote
-        # the array's pointers, forging objects at any address (red team, round 9).
+        # the array's pointers, forging objects at any address.
         raise PolicyError(RAW_BUFFER)
     if isinstance(obj, np.generic):  # np.void and np.flexible are numpy scalars
         if isinstance(obj, np.void) and name not in VOID_ATTRIBUTES:

@@ -130,7 +130,7 @@ def _type_of(obj: Any, *rest: Any) -> Any:
         raise PolicyError(refusal.BOUND_METHOD_CLASS)
     if issubclass(kind, memoryview):
         # The class, called on an object array, aliased its pointers as writable bytes: an
-        # unguarded call past every numpy rule (red team, round 9).
+        # unguarded call past every numpy rule.
         raise PolicyError(refusal.MEMORYVIEW)
     return kind
 

@@ -97,7 +97,7 @@ def without_hidden_objects(failure: BaseException) -> BaseException:
 
     numpy's errors carry the raw ufunc in their args (``np.add(strings, floats)``: the
     no-loop error's args are the ufunc and the dtypes), which then took object arrays, wrote
-    into them and handed out uninitialised memory (red team, round 5). An exception of numpy's,
+    into them and handed out uninitialised memory. An exception of numpy's,
     a standard module's or a built-in class whose args are not all plain data becomes a fresh
     exception of its nearest built-in class, with its message only; the learner's own
     exceptions (from their callbacks) and plain ones pass unchanged."""
@@ -189,7 +189,7 @@ def vectorize(pyfunc: Any, *args: Any, **kwargs: Any) -> Any:
     """``np.vectorize``: the vectorised function is called like any other numpy function.
 
     Never with an object output type: numpy then stores whatever the learner's function
-    returns, their own objects included, in an object array (red team, round 5)."""
+    returns, their own objects included, in an object array."""
     vectorized = np.vectorize(pyfunc, *args, **kwargs)
     if any(np.dtype(kind).kind == "O" for kind in vectorized.otypes or ""):
         raise ObjectArrayRefused(object_array_operand("np.vectorize with an object otypes"))
@@ -207,8 +207,8 @@ def from_numpy(cls: type) -> bool:
 
 
 # The standard modules learner code may import (sandbox.policy.imports) have classes too, and
-# their methods take containers: random.Random(1).shuffle(objects) wrote into an object array
-# (red team, round 4). Their instances' methods are guarded as numpy objects' are.
+# their methods take containers: random.Random(1).shuffle(objects) wrote into an object array.
+# Their instances' methods are guarded as numpy objects' are.
 _GUARDED_LIBRARIES = frozenset(
     "numpy random _random statistics collections _collections itertools functools _functools "
     "fractions operator _operator heapq _heapq bisect _bisect copy math typing contextlib".split()
@@ -225,7 +225,7 @@ def lookup_hidden(real: Any, name: str, shown: str) -> Any:
 
     A miss raises an AttributeError of its own, outside the failed lookup's handler: Python's
     would carry ``real`` as its ``obj`` (and as its context), handing the raw ufunc or class to
-    the learner's ``except`` (red team, round 4: the real np.ndarray, then forged objects)."""
+    the learner's ``except`` (the real np.ndarray, then forged objects)."""
     try:
         return getattr(real, name)
     except AttributeError:
@@ -300,7 +300,7 @@ CLASS_STAND_INS: dict[type, Any] = {}
 def refuse_registration(obj: Any, name: str) -> None:
     """Refuse ``register`` on an abstract base class (``fractions.Fraction.register(float)``,
     ``typing.Sequence.register``): it changes what isinstance answers for everyone, the standard
-    library's own checks included (red team, round 7)."""
+    library's own checks included."""
     if name == "register" and (isinstance(obj, ABCMeta) or type(obj).__module__ == "typing"):
         raise PolicyError(not_available("registering a class with an abstract base class"))
 
@@ -333,7 +333,7 @@ def guard_sorted_attribute(kind: str, obj: Any, name: str, value: Any) -> Any:
         object_arrays.check_attribute(obj, name)
     if exception_args:
         # An operator's error (strings + floats) reaches learner code unguarded, the raw
-        # ufunc in its args: they read as the message alone (red team, round 5).
+        # ufunc in its args: they read as the message alone.
         return without_hidden_objects(obj).args
     if not callable(value):
         return value

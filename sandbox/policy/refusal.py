@@ -220,7 +220,7 @@ def ndarray_over_memory(parameter: str) -> str:
 
 RESIZE = not_available("ndarray.resize", "build a new array")
 # ndarray.data and a numpy scalar's .data are memoryviews of the raw buffer: over an object
-# array, its pointers as writable bytes (red team, round 9).
+# array, its pointers as writable bytes.
 RAW_BUFFER = not_available("the raw buffer (.data) of a numpy value", "index it, or use .tolist()")
 
 # -- copying ----------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 learner code sees them: stand-ins whose calls take plain data only.
 
 The real classes convert whatever they are given in C: an array of Python objects, a learner's
-object through its ``__float__``, a learner's object's ``.dtype`` (red team, round 7), each a
+object through its ``__float__``, a learner's object's ``.dtype``, each a
 call of learner code from inside numpy. The stand-ins take numbers, strings, numeric arrays,
 dtypes, classes and plain lists, tuples and dicts of those, and refuse the rest with a sentence;
 otherwise they behave like the classes: ``isinstance(x, np.float64)``, ``np.float64(0.5)``,

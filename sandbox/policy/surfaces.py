@@ -101,7 +101,7 @@ NUMPY_NAMES = """
 """.split()
 
 # No set_state: the legacy generator takes any position into its state array and then reads
-# outside it (heap pointers, then a crash; red team, round 6). attributes.py blocks the name on
+# outside it (heap pointers, then a crash). attributes.py blocks the name on
 # RandomState instances too.
 NUMPY_RANDOM_NAMES = """
     seed uniform rand randn random random_sample ranf sample randint random_integers normal
@@ -127,7 +127,7 @@ def numpy_surfaces() -> dict[str, Surface]:
     }
     top = guard_surface({**_pick(np, NUMPY_NAMES), **initialised})
     # The scalar classes and np.dtype convert anything in C (object arrays, a learner object's
-    # __float__ or .dtype): stand-ins that take plain data (red team, round 7).
+    # __float__ or .dtype): stand-ins that take plain data.
     top.update(random=random, linalg=linalg, ndarray=NDARRAY, **scalar_classes())
     return {"numpy": Surface("numpy", top), "numpy.random": random, "numpy.linalg": linalg}
 
@@ -159,7 +159,7 @@ def stdlib_surfaces() -> dict[str, Surface]:
         # stream), minus the parts that reach the operating system.
         "random": public(py_random, exclude=("SystemRandom", "os", "sys")),
         # zip_longest and islice keep borrowed references across the learner's __next__, which
-        # can re-enter them and free what they hold (CPython gh-142732; red team, round 8);
+        # can re-enter them and free what they hold (CPython gh-142732);
         # count adds a learner step object's result to a total it no longer owns (gh-154670):
         # count takes numbers only.
         "itertools": Surface(
@@ -173,8 +173,8 @@ def stdlib_surfaces() -> dict[str, Surface]:
         # The real functools.wraps takes attribute names (assigned=, updated=) and reads and
         # writes them past the guard, e.g. updated=("__globals__",) swaps in real builtins.
         # No cmp_to_key: its C key objects call the comparison with borrowed references, and a
-        # comparison that frees one (next(generator, key)) gave the real builtins (red team,
-        # round 7). No total_ordering: it writes comparisons into a class, which learner
+        # comparison that frees one (next(generator, key)) gave the real builtins.
+        # No total_ordering: it writes comparisons into a class, which learner
         # classes may not have (compiler.REFUSED_SPECIAL_METHODS).
         "functools": guarded(
             "functools",
@@ -193,7 +193,7 @@ def stdlib_surfaces() -> dict[str, Surface]:
         "fractions": Surface("fractions", {"Fraction": fractions.Fraction}),
         # operator.attrgetter / methodcaller would look attributes up past the guard;
         # setitem and delitem would write items past writes.py (a list's slice from a learner
-        # iterator wrote outside the list: gh-120384, red team, round 8).
+        # iterator wrote outside the list: gh-120384).
         "operator": public(
             operator, exclude=("attrgetter", "methodcaller"), instead=OPERATOR_REMOVED
         ),
@@ -224,7 +224,7 @@ COUNT_NUMBERS = frozenset({int, float, bool, complex} | NUMERIC_SCALARS)
 def count(start: Any = 0, step: Any = 1) -> itertools.count[Any]:
     """itertools.count for learner code: start and step are numbers (int, float, complex, a
     numpy number), never an object of the learner's, whose ``__radd__`` re-entered the counter
-    and freed its running total (CPython gh-154670; red team, round 8)."""
+    and freed its running total (CPython gh-154670)."""
     for name, value in (("start", start), ("step", step)):
         if type(value) not in COUNT_NUMBERS:
             raise PolicyError(

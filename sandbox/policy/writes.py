@@ -64,13 +64,13 @@ class Writes:
 
     def setattr(self, obj: Any, name: str, value: Any, /) -> None:
         if type(name) is not str or name.startswith("_") or name in BLOCKED_ATTRIBUTES:
-            # Names refused to read are refused to write (a KeyWrapper's ``obj``, round 7).
+            # Names refused to read are refused to write (a KeyWrapper's ``obj``).
             raise AttributeError(refusal.cannot_set(name))
         setattr(self.write(obj), name, value)
 
     def inplace_item(self, obj: Any, key: Any, op: str, value: Any) -> None:
         # ``box[0] += 1`` with an object array in box[0] is ``a += 1`` on it: numpy writes into
-        # the array in place before the item is stored back (red team, round 7).
+        # the array in place before the item is stored back.
         target = self.write(obj)
         current = obj[key]
         refuse_write(current)
@@ -104,7 +104,7 @@ class SequenceWriter:
 
     ``lst[::2] = it`` had C code compute the slice from the list's length and only then
     convert ``it``, running the learner's ``__next__``: one that emptied ``lst`` had the C
-    code write past the list's new end (CPython gh-120384; red team, round 8). A slice's value
+    code write past the list's new end (CPython gh-120384). A slice's value
     is read into a plain list here first; every other write goes to the target unchanged.
     """
 

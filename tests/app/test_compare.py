@@ -97,13 +97,6 @@ def test_equality_is_on_plain_data_with_exact_kinds() -> None:
     assert not cmp.same("1", 1)
 
 
-def test_draw_counts_are_told_both_ways() -> None:
-    assert cmp.draws_problem(4, 3) == "your function drew 4 random numbers; the reference draws 3"
-    assert cmp.draws_problem(1, 2) == "your function drew 1 random number; the reference draws 2"
-    assert cmp.draws_problem(3, 3) is None
-    assert cmp.draws_problem(5, None) is None
-
-
 def test_mutation_is_detected_per_argument() -> None:
     inputs = {"draft": [1, 2], "p": [[0.5, 0.5]]}
     kinds = {"draft": "list", "p": "ndarray"}

@@ -75,3 +75,15 @@ def test_draw_sequences_when_counts_differ() -> None:
     assert feedback.draws_sentence(4, 3, None, None) == (
         "your function drew 4 random numbers; the reference draws 3"
     )
+
+
+def test_draw_counts_without_the_sequences_are_told_both_ways() -> None:
+    # The sentence reports use (feedback.draws_sentence), where no sequence was recorded.
+    assert feedback.draws_sentence(1, 2, None, None) == (
+        "your function drew 1 random number; the reference draws 2"
+    )
+    assert feedback.draws_sentence(3, 3, None, None) is None
+    assert feedback.draws_sentence(5, None, None, None) is None
+    assert feedback.draws_sentence(None, 2, None, None) == (
+        "the number of random numbers drawn could not be measured"
+    )

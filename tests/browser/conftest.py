@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 import pytest
+from browser_settings import INSTRUCTOR_TOKEN
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -40,8 +41,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
-# The instructor's view is on in the browser tests' judge (tests/browser/test_instructor_page.py).
-INSTRUCTOR_TOKEN = "browser-instructor-token-0123456789"
 # Set JUDGE_SCREENSHOTS=/some/dir to keep a screenshot of each page the tests visit.
 SCREENSHOT_DIR = os.environ.get("JUDGE_SCREENSHOTS")
 

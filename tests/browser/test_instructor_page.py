@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from conftest import INSTRUCTOR_TOKEN
+from browser_settings import INSTRUCTOR_TOKEN
 
 REPO = Path(__file__).resolve().parents[2]
 EXERCISES = sorted(

@@ -1,4 +1,4 @@
-"""The JSON contract of architecture.md, in process, with a fake judge."""
+"""The JSON contract of docs/architecture.md, in process, with a fake judge."""
 
 from __future__ import annotations
 

@@ -185,6 +185,20 @@ def test_past_the_memory_bound_rows_wait_in_the_spool(
     assert list((tmp_path / "spool").iterdir()) == [], "the spool was not emptied"
 
 
+def test_the_memory_bound_counts_bytes_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(history_module, "BACKLOG_BYTES", 2000)
+    database = Flaky(str(tmp_path / "h.sqlite3"))
+    database.down = True
+    history = History(database)
+    for i in range(25):
+        history.record("a" * 500, REPORT, f"code {i}")  # about 700 bytes a row
+    assert history.state()["lost"] == 23
+    database.down = False
+    assert history.flush(timeout=10)
+    assert history.count() == 2
+    history.close()
+
+
 def test_without_a_spool_rows_past_the_bound_are_counted_lost(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

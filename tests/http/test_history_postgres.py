@@ -1,4 +1,4 @@
-"""Submission history in PostgreSQL, the database replicas share (architecture.md, "Scale").
+"""Submission history in PostgreSQL, the database replicas share (docs/architecture.md, "Scale").
 
 Against a real server: a throwaway cluster on loopback (tests/http/postgres.py).
 """

@@ -286,7 +286,7 @@ def test_a_bad_mode_is_a_422(api: InProcessClient) -> None:
 def test_a_table_of_one_reports_answers_fails_submit_even_replaying_its_seed(
     api: InProcessClient,
 ) -> None:
-    # Red team, round 1: learn every input and expected value from one Submit report, then
+    # Red team: learn every input and expected value from one Submit report, then
     # send a lookup table with the same seed. The replayed cases pass; the fresh ones do not.
     starter = api.get(VERIFY).json()["starter_code"]
     first = api.post(f"{VERIFY}/submissions", json={"code": starter, "mode": "submit"}).json()

@@ -211,7 +211,7 @@ def test_the_lanes_show_what_is_in_use_and_their_bounds(pool: Pool) -> None:
 
 
 def test_a_full_slow_lane_makes_room_so_spinners_never_keep_the_fast_slots() -> None:
-    # Red team, round 3: with the slow lane full, the next spinners kept both fast slots for
+    # Red team: with the slow lane full, the next spinners kept both fast slots for
     # their whole budget and correct work queued behind them. Now the parked job nearest its
     # backstop is stopped, and the spinner moves out of the fast slot.
     with Pool(workers=1, queue_size=8, slow_lane=1) as small:

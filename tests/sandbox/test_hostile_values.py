@@ -26,7 +26,7 @@ def test_the_honest_fallback_is_accepted(hostile_judge: Judge) -> None:
 # -- lying values -------------------------------------------------------------------------------
 
 # Classes whose __eq__ would lie: refused when compiling (learner classes define no rich
-# comparisons, red team round 7), so nothing of them runs.
+# comparisons), so nothing of them runs.
 EQ_LIARS = {
     "object equal to everything": """
         class Anything:
@@ -143,7 +143,7 @@ def test_ndarray_values_are_not_accepted_and_named(
 def test_an_exception_whose_str_raises_is_still_reported_as_raised(
     hostile_judge: Judge, escape: str
 ) -> None:
-    # Red team, round 2: a learner __str__ raising a BaseException ended the harness (exit 70).
+    # A learner __str__ raising a BaseException ended the harness (exit 70).
     code = (
         "class E(Exception):\n"
         "    def __str__(self):\n"

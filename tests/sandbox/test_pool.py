@@ -300,7 +300,7 @@ def test_one_job_shares_one_reply_budget_across_its_children(pool: Pool) -> None
 
 
 def test_large_job_bodies_and_large_replies_together_never_deadlock() -> None:
-    # Red team, round 3: a caller blocked writing a job (the pool's lock held) while the zygote
+    # Red team: a caller blocked writing a job (the pool's lock held) while the zygote
     # was blocked writing a reply nobody read: the server hung for good. 64 KB of code that JSON
     # escapes six-fold, and replies near the mailbox's cap, many at once.
     code = "# " + "\x01" * 60_000 + "\ndef f(x):\n    return ['y' * 2000] * 480\n"
@@ -320,7 +320,7 @@ def test_large_job_bodies_and_large_replies_together_never_deadlock() -> None:
 
 
 def test_demoted_jobs_left_out_of_the_bound_are_never_more_than_the_slow_lane() -> None:
-    # Red team, round 3: a demoted job kept its flag when its child ended and it started again
+    # Red team: a demoted job kept its flag when its child ended and it started again
     # in the fast queue (the slow lane full), so every such job fell outside the bound: 192 in
     # flight against a capacity of 74. Two jobs flagged so, a slow lane of one: the next waits.
     from sandbox.assembly import JobRecord

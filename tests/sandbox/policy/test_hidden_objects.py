@@ -1,4 +1,4 @@
-"""Objects the stand-ins hide never reach learner code through an exception (red team, round 4).
+"""Objects the stand-ins hide never reach learner code through an exception.
 
 Since Python 3.10 a failed attribute lookup's AttributeError carries ``obj``, the object it
 searched: the stand-ins for np.ndarray and the ufuncs looked names up on the real objects, so
@@ -121,7 +121,7 @@ def test_a_learners_own_exception_passes_through_a_numpy_callback_unchanged() ->
     ],
 )
 def test_the_legacy_generator_state_cannot_be_set(body: str) -> None:
-    # set_state took any position into the state array and read outside it (red team, round 6).
+    # set_state took any position into the state array and read outside it.
     with pytest.raises((AttributeError, PolicyError)):
         run(f"def f():\n    {body}\n    return np.random.randint(0, 2**32, size=12)\n")
 

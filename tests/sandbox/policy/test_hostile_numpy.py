@@ -135,7 +135,7 @@ def test_numpy_raw_memory_tricks_are_refused(hostile_judge: Judge, name: str) ->
 # -- numpy: object arrays -------------------------------------------------------------------
 
 # items frees them mid-sort (use after free: a crash, or a freed object read as another).
-# Learner classes cannot define comparisons (round 7), but a Fraction's comparison reads the
+# Learner classes cannot define comparisons, but a Fraction's comparison reads the
 # other's ``denominator``, which a subclass's property answers: learner code all the same.
 REENTRANT_COMPARISON = """
     from fractions import Fraction

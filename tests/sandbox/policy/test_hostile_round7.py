@@ -1,4 +1,4 @@
-"""Red team, round 7, against the real judge: borrowed references in CPython's C code (functools'
+"""Against the real judge: borrowed references in CPython's C code (functools'
 key objects, list comparison), writes into object arrays through augmented assignment, containers
 the operand rule did not look into, numpy's scalar classes, a standard ABC's registry, and the
 addresses that hash() leaked (reproducers: the round's ``uaf_*``, ``objarray_write``,

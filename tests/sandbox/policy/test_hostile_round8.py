@@ -1,4 +1,4 @@
-"""Red team, round 8, against the real judge: CPython C code that runs learner code while it
+"""Against the real judge: CPython C code that runs learner code while it
 holds a length or a borrowed reference (a list's slice assignment, itertools' zip_longest,
 islice and count), a generator's delegate closed inside C code (``yield from``), and standard
 classes compared through methods a subclass overrides (Fraction, deque, Counter). Reproducers:

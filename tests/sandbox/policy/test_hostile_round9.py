@@ -1,4 +1,4 @@
-"""Red team, round 9, against the real judge: a memoryview of an object array's buffer (reached
+"""Against the real judge: a memoryview of an object array's buffer (reached
 as ``type(np.zeros(1).data)``) cast to bytes read and wrote the array's pointers, forged objects
 at chosen addresses and handed out the real builtins. A numpy value's raw buffer is refused,
 and ``type()`` never gives the memoryview class."""

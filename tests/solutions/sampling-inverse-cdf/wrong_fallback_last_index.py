@@ -1,5 +1,5 @@
 # expect: wrong_answer round-off: no running sum exceeds u, so the last token of positive probability
-# message: you returned 3 but the reference returned 2
+# message: no running sum exceeds u, so the last token of probability above 0: token 2
 import numpy as np
 
 

@@ -1,5 +1,5 @@
 # expect: wrong_answer tie: u = 0.5 is exactly a running sum, so it belongs to the next token
-# message: you returned 0 but the reference returned 1
+# message: draw 1 gave u = 0.5; running sums over probs [0.5, 1]; u falls in [0.5, 1): token 1
 def sample_token(probs, rng):
     u = rng.random()
     total = 0.0

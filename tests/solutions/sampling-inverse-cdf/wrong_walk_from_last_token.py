@@ -1,5 +1,5 @@
 # expect: wrong_answer worked example: u = 0.62 falls in [0.5, 0.8), token 1
-# message: you returned 0 but the reference returned 1
+# message: running sums over probs [0.5, 0.8, 1]; u falls in [0.5, 0.8): token 1
 def sample_token(probs, rng):
     u = rng.random()
     total = 0.0

@@ -1,5 +1,5 @@
 # expect: wrong_answer temperature 0.5: the logits are divided by T, which sharpens the kept distribution
-# message: you returned 1 but the reference returned 2
+# message: (weights exp((logit - 2) / 0.5)) = [0, 0.1353, 1, 0.3679]
 import math
 
 

@@ -1,5 +1,5 @@
 # expect: wrong_answer tie at the cut: exactly k tokens are kept, not every token tied with the k-th
-# message: you returned 2 but the reference returned 1
+# message: the kept tokens {0, 1} (weights exp((logit - 2) / 1))
 import math
 
 

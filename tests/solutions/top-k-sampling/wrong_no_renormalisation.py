@@ -1,5 +1,5 @@
 # expect: wrong_answer worked example: k = 3 of five, T = 1, u = 0.65 falls in token 3's piece
-# message: you returned 4 but the reference returned 3
+# message: normalised [0, 0.5065, 0, 0.1863, 0.3072]
 import numpy as np
 
 

@@ -1,5 +1,5 @@
 # expect: wrong_answer tie at the cut: of two equal logits, the lower id is kept
-# message: you returned 1 but the reference returned 0
+# message: the kept tokens {0, 1}
 import math
 
 

@@ -1,5 +1,5 @@
 # expect: wrong_answer worked example: k = 3 of five, T = 1, u = 0.65 falls in token 3's piece
-# message: you returned 4 but the reference returned 3
+# message: running sums [0, 0.5065, 0.5065, 0.6928, 1]; u falls in [0.5065, 0.6928): token 3
 import math
 
 

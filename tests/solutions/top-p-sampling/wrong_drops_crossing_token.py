@@ -1,5 +1,5 @@
 # expect: wrong_answer the token that crosses top_p is kept
-# message: you returned 1 but the reference returned 0
+# message: the nucleus {1, 0} (by probability, 0.5 + 0.25 = 0.75 >= top_p = 0.6)
 def top_p_sample(probs, top_p, rng):
     order = sorted(range(len(probs)), key=lambda i: (-probs[i], i))
     nucleus = [order[0]]

@@ -1,5 +1,5 @@
 # expect: wrong_answer the kept tokens are renormalised: u = 0.5 is above their raw share for token 1
-# message: you returned 2 but the reference returned 1
+# message: normalised [0, 0.5714, 0.4286, 0]
 import numpy as np
 
 

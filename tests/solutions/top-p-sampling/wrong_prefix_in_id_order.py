@@ -1,5 +1,5 @@
 # expect: wrong_answer worked example: top_p = 0.8 keeps tokens 3, 1 and 4; u = 0.5 falls in token 3's piece
-# message: you returned 2 but the reference returned 3
+# message: the nucleus {3, 1, 4} (by probability, 0.4 + 0.3 + 0.15 = 0.85 >= top_p = 0.8)
 def top_p_sample(probs, top_p, rng):
     nucleus = []
     covered = 0.0

@@ -1,5 +1,5 @@
 # expect: wrong_answer tie: 0.5 + 0.25 equals top_p = 0.75 exactly, so two tokens are enough (>=)
-# message: you returned 2 but the reference returned 1
+# message: 0.5 + 0.25 = 0.75 >= top_p = 0.75
 def top_p_sample(probs, top_p, rng):
     order = sorted(range(len(probs)), key=lambda i: (-probs[i], i))
     nucleus = []

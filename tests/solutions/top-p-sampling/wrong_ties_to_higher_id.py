@@ -1,5 +1,5 @@
 # expect: wrong_answer equal probabilities at the cut: the lower ids are kept (1 and 2, not 2 and 3)
-# message: you returned 2 but the reference returned 1
+# message: the nucleus {1, 2} (by probability, 0.25 + 0.25 = 0.5 >= top_p = 0.5)
 def top_p_sample(probs, top_p, rng):
     # reverse=True on (p, id): equal probabilities come out higher id first.
     order = sorted(range(len(probs)), key=lambda i: (probs[i], i), reverse=True)

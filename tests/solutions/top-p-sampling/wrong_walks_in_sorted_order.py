@@ -1,5 +1,5 @@
 # expect: wrong_answer worked example: top_p = 0.8 keeps tokens 3, 1 and 4; u = 0.5 falls in token 3's piece
-# message: you returned 1 but the reference returned 3
+# message: running sums [0, 0.3529, 0.3529, 0.8235, 1]; u falls in [0.3529, 0.8235): token 3
 def top_p_sample(probs, top_p, rng):
     order = sorted(range(len(probs)), key=lambda i: (-probs[i], i))
     nucleus = []

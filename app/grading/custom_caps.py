@@ -1,0 +1,126 @@
+"""The caps of a learner's own input (``[custom]`` in exercise.toml): how long a list, how many
+numbers in all, which items are ints, which arrays hold distributions, a number's range, an
+array's rank. The catalog reads them with each exercise; custom_input checks inputs by them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sandbox import SNAPSHOT_ITEMS
+
+# Custom inputs: the longest list or array dimension, and every number of an input together.
+DEFAULT_MAX_LENGTH = 1000
+# Within what the sandbox sends back of the arguments after a call (the mutation check): an
+# input past it could not be checked, so none is allowed.
+DEFAULT_MAX_ELEMENTS = SNAPSHOT_ITEMS
+# The most dimensions a custom ndarray input may have (numpy's own limit is 64), and the default
+# for a parameter whose ``[custom] ndim`` is not declared.
+MAX_NDIM = 8
+
+
+class CapsError(ValueError):
+    """A ``[custom]`` table that does not follow the format; the message says how."""
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise CapsError(message)
+
+
+@dataclass(frozen=True)
+class ScalarRange:
+    """A ``value`` parameter that is one number: its type and closed range (``[custom]``)."""
+
+    type: str  # "int" | "float"
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class InputCaps:
+    """How large a learner's own input may be (``[custom]`` in exercise.toml)."""
+
+    max_length: int = DEFAULT_MAX_LENGTH
+    max_elements: int = DEFAULT_MAX_ELEMENTS
+    item_types: Mapping[str, str] = field(default_factory=dict)  # param -> "int" | "float"
+    distributions: tuple[str, ...] = ()  # ndarray params whose rows are probability vectors
+    scalars: Mapping[str, ScalarRange] = field(default_factory=dict)  # value params, one number
+    ndim: Mapping[str, int] = field(default_factory=dict)  # ndarray params of a fixed rank
+
+
+def read_caps(raw: Any, parameters: dict[str, str]) -> InputCaps:
+    """An exercise.toml's ``[custom]`` table as the caps of its learners' own inputs; raises
+    CapsError saying what is wrong (the catalog adds the file's name)."""
+    keys = {"max_length", "max_elements", "items", "distributions", "scalars", "ndim"}
+    _require(isinstance(raw, dict) and set(raw) <= keys, f"[custom] may only set {sorted(keys)}")
+    for key in ("max_length", "max_elements"):
+        value = raw.get(key, 1)
+        _require(type(value) is int and value > 0, f"[custom] {key} must be a positive integer")
+    _require(
+        raw.get("max_elements", 1) <= SNAPSHOT_ITEMS,
+        f"[custom] max_elements may be at most {SNAPSHOT_ITEMS}, what the sandbox sends back "
+        "of the arguments for the mutation check",
+    )
+    items = raw.get("items", {})
+    _require(
+        isinstance(items, dict)
+        and all(parameters.get(n) == "list" and t in ("int", "float") for n, t in items.items()),
+        '[custom] items maps list parameters to "int" or "float"',
+    )
+    distributions = raw.get("distributions", [])
+    _require(
+        isinstance(distributions, list)
+        and all(parameters.get(n) == "ndarray" for n in distributions),
+        "[custom] distributions must list ndarray parameters",
+    )
+    ndim = raw.get("ndim", {})
+    _require(
+        isinstance(ndim, dict)
+        and all(
+            parameters.get(n) == "ndarray" and type(d) is int and 1 <= d <= MAX_NDIM
+            for n, d in ndim.items()
+        ),
+        f"[custom] ndim maps ndarray parameters to their number of dimensions, 1 to {MAX_NDIM}",
+    )
+    return InputCaps(
+        max_length=raw.get("max_length", DEFAULT_MAX_LENGTH),
+        max_elements=raw.get("max_elements", DEFAULT_MAX_ELEMENTS),
+        item_types=dict(items),
+        distributions=tuple(distributions),
+        scalars=_scalar_ranges(raw.get("scalars", {}), parameters),
+        ndim=dict(ndim),
+    )
+
+
+def _scalar_ranges(raw: Any, parameters: dict[str, str]) -> dict[str, ScalarRange]:
+    """``[custom] scalars``: value parameters that are one number, e.g. ``{ type = "int",
+    min = 0, max = 1000 }``; a learner's input outside the range is a 422 before anything runs."""
+    message = (
+        '[custom] scalars maps value parameters to { type = "int" | "float", min = <number>, '
+        "max = <number> } with min <= max"
+    )
+    _require(isinstance(raw, dict), message)
+    ranges = {}
+    for name, spec in raw.items():
+        ok = (
+            parameters.get(name) == "value"
+            and isinstance(spec, dict)
+            and set(spec) == {"type", "min", "max"}
+            and spec["type"] in ("int", "float")
+            and all(
+                type(spec[end]) in (int, float) and math.isfinite(spec[end])
+                for end in ("min", "max")
+            )
+        )
+        _require(ok and spec["min"] <= spec["max"], f"{message} ({name})")
+        if spec["type"] == "int":
+            _require(
+                all(type(spec[end]) is int for end in ("min", "max")),
+                f"[custom] scalars: the range of the int parameter {name} must be integers",
+            )
+        ranges[name] = ScalarRange(spec["type"], spec["min"], spec["max"])
+    return ranges
