@@ -245,7 +245,10 @@ def mount_tmpfs(where: Path, size: str) -> Callable[[], None]:
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small filesystem needs root (CI is)")
 def test_sqlite_on_a_full_disk_freed_within_a_minute(tmp_path: Path) -> None:
     volume = tmp_path / "volume"
-    unmount = mount_tmpfs(volume, "4m")
+    # The filler takes every free block whatever the size; once it is freed the volume must
+    # hold what the run wrote plus SQLite's WAL, which grows to 1000 pages (4 MiB) before a
+    # checkpoint: on 4 MiB the freed disk was, for SQLite, still full.
+    unmount = mount_tmpfs(volume, "16m")
     try:
         database = volume / "history.sqlite3"
         with served(tmp_path, JUDGE_DATABASE_URL=f"sqlite:///{database}") as server:
