@@ -78,7 +78,10 @@ async def read_capped_body(request: Request, cap: int) -> bytes:
     (chunked) is counted while it streams in, so at most ``cap`` bytes are ever held.
     """
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > cap:
+    # ASCII digits, and a length before int(): a header is latin-1, where "\xb2" is a digit to
+    # str.isdigit() but not to int(), and int() refuses a number of thousands of digits.
+    digits = declared is not None and declared.isascii() and declared.isdigit()
+    if declared is not None and digits and (len(declared) > 19 or int(declared) > cap):
         raise PayloadTooLarge(f"Request body of {declared} bytes exceeds the {cap}-byte limit.")
     body = bytearray()
     async for chunk in request.stream():

@@ -22,7 +22,7 @@ from app.errors import JudgeError, NotFound
 from app.history import History
 from app.learner_schemas import Progress, SubmissionDetail, SubmissionSummary
 from app.learners import SCOPE_KEY, Learner
-from app.schemas import ErrorBody
+from app.schemas import INT64_MAX, ErrorBody
 
 Result = TypeVar("Result")
 MAX_LIMIT = 200
@@ -186,11 +186,12 @@ async def my_submission(
     submission_id: Annotated[str, PathParam(description="the `id` of a listed submission")],
 ) -> SubmissionDetail:
     # Any text is taken and answered alike, so a malformed id is no different from another's.
-    if learner is None or history is None or not submission_id.isdigit():
+    # ASCII digits only: str.isdigit() also takes "²", which int() refuses, and a row id has
+    # at most 19 digits, so int() is never asked for the thousands it refuses too.
+    digits = submission_id.isascii() and submission_id.isdigit() and len(submission_id) <= 19
+    if learner is None or history is None or not digits or int(submission_id) > INT64_MAX:
         raise NotFound(NO_SUCH_SUBMISSION)
     number = int(submission_id)
-    if number >= 2**63:
-        raise NotFound(NO_SUCH_SUBMISSION)
     row = await read_history(history, history_queries.submission, learner.hash, number)
     if row is None:
         raise NotFound(NO_SUCH_SUBMISSION)
