@@ -125,8 +125,9 @@ class Exercise:
     def reference_job(self, inputs: list[dict[str, Any]], *, traced: bool = True) -> Job:
         """The reference solution on ``inputs`` as trusted code: plain Python in a confined
         child of its own (the learner policy's guards would only slow it down). ``traced``
-        also runs the trace, for the feedback at a learner's first divergence (it was 45% of
-        the job's CPU on a Submit's random cases, which a correct step never diverges on)."""
+        also runs the trace, for the feedback at a learner's first divergence (it was nearly
+        half of the job's CPU on a Submit's random cases, which a correct step never diverges
+        on)."""
         return dataclasses.replace(
             self.job(self.solution_code, inputs, with_trace=traced), trusted=True
         )

@@ -221,7 +221,7 @@ async def submit(
         # Only enqueues: never blocks. Stored under the hash of the learner's id, never the id.
         history.record(exercise.id, report, submission.code, learner.hash if learner else None)
     # The report is already a validated model: serialise it once, in Rust, rather than have
-    # FastAPI validate it again and encode it in Python (a third of a request's CPU).
+    # FastAPI validate it again and encode it in Python (a large share of a request's CPU).
     return Response(report.model_dump_json(), media_type="application/json")
 
 

@@ -53,7 +53,7 @@ FOREIGN_SEED = 20_240_917
 # wording an error) must never call a learner's error callback.
 NUMPY_ERRORS = np.geterr()
 # numpy 2 keeps all of it (modes, callback, buffer size) in one context variable: putting the
-# zygote's value back is one call, where seterr and seterrcall took ~5 us per case. Another
+# zygote's value back is one call, where seterr and seterrcall were two per case. Another
 # layout falls back to those two.
 _NUMPY_ERROR_STATE: Any = getattr(
     sys.modules.get("numpy._core._ufunc_config"), "_extobj_contextvar", None
@@ -152,7 +152,7 @@ class _Rehearsal:
 
     With ``job_fd``, it looks at every message and case whether the real job has come, and
     stops the rehearsal if so (at a point between cases, where the real job sets everything
-    again): under load, a job waited for the whole rehearsal (~5 ms of CPU) to end."""
+    again): under load, a job waited for the whole rehearsal to end."""
 
     def __init__(self, job_fd: int | None = None) -> None:
         self.job_fd = job_fd
@@ -173,7 +173,7 @@ class _Rehearsal:
 # numpy's legacy global state. The one with helpers: list, ndarray and value arguments, a scripted
 # and a seeded generator, helpers compiled by the policy. Both start from the job's JSON document,
 # as a real job does. Only our own code, on inputs of our own. (A trusted driver calling the step,
-# as the distribution check does, cost the rehearsal ~1 ms more and saved a one-trial check job
+# as the distribution check does, made the rehearsal longer and saved a one-trial check job
 # nothing measurable: left out.)
 REHEARSAL_SOURCE = (
     "import numpy as np\n"
@@ -244,14 +244,14 @@ def rehearse(policy: Policy, job_fd: int | None = None, with_helpers: bool = Fal
 
     A spare child shares its memory with the zygote; the first write to each page costs a
     copy. Rehearsing while idle pays those copies ahead of time, off the grading path. The
-    rehearsal compiles its source too, as a real job with a new source does (measured: unique
-    sources at light load, p50 10.2 -> 9.2 ms over three interleaved runs). It runs only our own
+    rehearsal compiles its source too, as a real job with a new source does (it lowered the p50
+    of unique sources at light load: docs/performance.md). It runs only our own
     code, and everything it sets the real job sets again. With ``job_fd`` (a spare's), it
     stops as soon as the real job is there to be read.
 
     ``with_helpers`` rehearses the job with helpers, arrays and generators (the zygote asks for
     it when its last job came with an exercise's helpers): a resample job's child then costs
-    ~1.3 ms less, but the rehearsal ~2.4 ms more, which only idle cores can spare (on verify's
+    less, but the rehearsal costs more than that, which only idle cores can spare (on verify's
     jobs it saved nothing and cost throughput at full load).
     """
     compiled = _REHEARSAL_COMPILED
@@ -432,7 +432,7 @@ def _trusted_function(source: str, filename: str, name: str, code: Any = None) -
 
     Its own namespace, so nothing the learner's module rebinds (``np``, ``sample``) reaches it.
     Plain Python, not the learner policy: it is the judge's code, and a driver calls the step
-    thousands of times (guarded, its own bookkeeping cost 30x the step). It touches learner
+    thousands of times (guarded, its own bookkeeping cost many times the step). It touches learner
     results only after checking their exact types.
     """
     if not source:

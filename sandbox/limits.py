@@ -12,7 +12,8 @@ SNAPSHOT_ITEMS = 20_000
 SNAPSHOT_TEXT = 2_000
 
 # A sleeping or blocked child uses no CPU: the wall clock stops it at this many times its CPU
-# budget (CMS uses 2 x limit + 1 s; a shared, loaded machine needs the slack, a sleeper no more).
+# budget (CMS gives twice the limit and one second more; a shared, loaded machine needs the
+# slack, a sleeper no more).
 WALL_FACTOR = 2
 
 

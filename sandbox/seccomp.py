@@ -3,7 +3,7 @@
 The filter is compiled once in the zygote (``SyscallFilter()``) and exported to raw BPF, so
 the forked child only makes one ``prctl(PR_SET_SECCOMP)`` call (``load()``): no libseccomp
 code and no BPF generation per child (``seccomp_load()`` regenerates the program from the
-context on every call: about five times slower here).
+context on every call, which is much slower).
 
 Policy: default deny. A child may make only the syscalls that CPython and numpy were seen to
 make once confined (``ALLOWED``, derived by ``tools/trace_syscalls.py``, see docs/seccomp.md),

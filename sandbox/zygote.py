@@ -418,8 +418,8 @@ class Zygote:
 
         Parked children run at the lowest priority and, on a busy machine, mostly wait for their
         backstop; one that keeps a fast slot because the lane is full holds up every short job
-        behind it (ten looping learners took a correct run's p50 from 21 ms
-        to 187 ms, twenty to 2.2 s). The one evicted is the one that would end soonest anyway,
+        behind it (a few looping learners multiplied a correct run's p50: docs/performance.md).
+        The one evicted is the one that would end soonest anyway,
         so a long legitimate job (the distribution check's budget is larger) goes last.
         """
         parked = [a for a in self.attempts.values() if a.slow and not a.timed_out]
@@ -510,16 +510,15 @@ def spare_wanted(fast: list[Attempt], spares: int) -> bool:
     """Whether a spare should be forked now, given the jobs in fast slots and the spares waiting.
 
     A fork costs the zygote milliseconds and busies a core with the new child's set-up.
-    Done while a child runs, it delays noticing that child's end by about as much (measured:
-    about 1 ms of a 8 ms grade at light load), so a spare is forked only while no child runs
+    Done while a child runs, it delays noticing that child's end by about as much (a sizeable
+    part of a grade at light load), so a spare is forked only while no child runs
     in a fast slot (parked, demoted children run long anyway), or when none waits at all. A job
     that finds no spare gets a child forked on demand.
 
     Not even then while a long job (a distribution check's) runs in a fast slot: the fork and
-    the new child's set-up and rehearsal slow it down, even from the other core (measured, a
-    Submit's check and learner jobs side by side, medians of 30: 34.3 ms with a spare forked
-    beside both, 26.0-26.6 with one forked once the learner's job ended, 21.5-22.8 with none
-    until the check's ended; alone, the check takes 20-21). The spares are forked after it.
+    the new child's set-up and rehearsal slow it down, even from the other core (measured on a
+    Submit's check and learner jobs side by side: docs/performance.md). The spares are forked
+    after it.
     """
     if not fast:
         return True

@@ -62,7 +62,8 @@ class Judge:
     def create(
         cls, workers: int | None = None, queue_size: int = 64, slow_lane: int | None = None
     ) -> Judge:
-        """Start the zygote (blocking, ~0.3 s) and return a judge using it."""
+        """Start the zygote (blocking: it imports and warms numpy first) and return a judge
+        using it."""
         return cls(Pool(workers=workers, queue_size=queue_size, slow_lane=slow_lane))
 
     def submit(
@@ -172,7 +173,7 @@ class Judge:
                 expected = await self._outcome(exercise, reference)
                 cases += case_sets.expected_cases(exercise, drawn, expected, names, "random")
             # The exact cases' report is built while the check still runs (its job usually
-            # ends last): a Submit's 34 rows took about 1.2 ms here.
+            # ends last), so the learner does not wait for it.
             report = build_report(exercise, result, 0.0, cases, mode, seed)
             if drawn and result.setup is None:
                 traced = await self._traced(exercise, cases, report)
@@ -205,8 +206,8 @@ class Judge:
         """``cases`` with the reference's trace on each random case the learner failed, for the
         feedback at the first divergence (``cases`` itself when none failed).
 
-        A Submit's reference runs its random cases untraced (the trace was 45% of that job's
-        CPU), so the trace is run here, in a job of its own, only for those a learner gets
+        A Submit's reference runs its random cases untraced (the trace was nearly half of that
+        job's CPU), so the trace is run here, in a job of its own, only for those a learner gets
         wrong. Feedback without it is still a verdict: a busy or unavailable sandbox leaves
         the cases as they were."""
         failed = [

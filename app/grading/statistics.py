@@ -99,7 +99,7 @@ def noncentral_chi2_cdf(statistic: float, df: int, noncentrality: float) -> floa
 def chi2_threshold(rate: float, df: int) -> float:
     """The statistic a chi-square(df) variable exceeds with probability ``rate``.
 
-    Remembered: every Submit asks for the same few (a bisection of 700 tail sums, ~1 ms)."""
+    Remembered: every Submit asks for the same few, and each is a bisection of 700 tail sums."""
     low, high = 0.0, max(1.0, float(df))
     while chi2_tail(high, df) > rate:
         high *= 2.0
