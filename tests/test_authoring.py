@@ -64,6 +64,14 @@ def nan_expected(folder: Path) -> None:
     path.write_text(json.dumps(cases))  # json writes NaN, which json.loads reads back
 
 
+def distribution_not_on_a_list(folder: Path) -> None:
+    """``[custom] probabilities`` naming a parameter that is no list (or none at all)."""
+    kinds = load_exercise(folder).parameters
+    name = next((n for n, kind in kinds.items() if kind != "list"), "no_such_parameter")
+    text = re.sub(r"^probabilities\s*=.*\n", "", toml_text(folder), flags=re.M)  # its own
+    set_toml(folder, text + f"\n[custom.probabilities]\n{name} = 1e-6\n")
+
+
 LOAD_MISTAKES: dict[str, tuple[Callable[[Path], None], str]] = {
     "misspelt table": (
         misspelt_table,
@@ -72,6 +80,10 @@ LOAD_MISTAKES: dict[str, tuple[Callable[[Path], None], str]] = {
     "unknown key": (unknown_key, r"unknown key 'dificulty' \(did you mean 'difficulty'\?\)"),
     "empty statement": (empty_statement, r"statement.md: the statement is empty"),
     "nan expected": (nan_expected, r"cases.json: case .*: the expected value holds nan"),
+    "distribution not on a list": (
+        distribution_not_on_a_list,
+        r"\[custom\] probabilities maps list parameters to the tolerance of their sum",
+    ),
 }
 
 
@@ -163,6 +175,22 @@ def test_a_scaffold_passes_regen_and_check_and_regen_touches_only_what_changed(
         "correct_builtin_max.py",
         "wrong_starts_at_zero.py",
     ]
+
+
+def test_check_refuses_caps_that_refuse_the_exercises_own_cases(tmp_path: Path) -> None:
+    # The scaffold's values are integers such as [9, 2, 3]: no distribution, so a learner who
+    # copied an example into "Try your own input" would be refused.
+    assert judge("--exercises", str(tmp_path), "exercises", "new", "my-max").returncode == 0
+    folder = tmp_path / "my-max"
+    assert judge("--exercises", str(tmp_path), "exercises", "regen").returncode == 0
+    set_toml(folder, toml_text(folder) + "\n[custom.probabilities]\nvalues = 1e-6\n")
+    done = judge("--exercises", str(tmp_path), "exercises", "check", "my-max")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"FAIL  my-max  ({folder})" in done.stdout, done.stdout
+    assert (
+        "case 'one number' does not fit the exercise's own [custom] caps: input.values: not a "
+        "probability distribution: values[0] = 7 is above 1"
+    ) in done.stdout, done.stdout
 
 
 def test_new_refuses_a_bad_id_or_an_existing_folder(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """The caps of a learner's own input (``[custom]`` in exercise.toml): how long a list, how many
-numbers in all, which items are ints, which arrays hold distributions, a number's range, an
-array's rank. The catalog reads them with each exercise; custom_input checks inputs by them.
+numbers in all, which items are ints, which arrays hold distributions, which lists must be one
+or hold something, a number's range, an array's rank. The catalog reads them with each
+exercise; custom_input checks inputs by them.
 """
 
 from __future__ import annotations
@@ -50,12 +51,24 @@ class InputCaps:
     distributions: tuple[str, ...] = ()  # ndarray params whose rows are probability vectors
     scalars: Mapping[str, ScalarRange] = field(default_factory=dict)  # value params, one number
     ndim: Mapping[str, int] = field(default_factory=dict)  # ndarray params of a fixed rank
+    nonempty: tuple[str, ...] = ()  # list or ndarray params refused when they hold nothing
+    # list params refused unless a probability distribution: param -> tolerance of the sum
+    probabilities: Mapping[str, float] = field(default_factory=dict)
 
 
 def read_caps(raw: Any, parameters: dict[str, str]) -> InputCaps:
     """An exercise.toml's ``[custom]`` table as the caps of its learners' own inputs; raises
     CapsError saying what is wrong (the catalog adds the file's name)."""
-    keys = {"max_length", "max_elements", "items", "distributions", "scalars", "ndim"}
+    keys = {
+        "max_length",
+        "max_elements",
+        "items",
+        "distributions",
+        "scalars",
+        "ndim",
+        "nonempty",
+        "probabilities",
+    }
     _require(isinstance(raw, dict) and set(raw) <= keys, f"[custom] may only set {sorted(keys)}")
     for key in ("max_length", "max_elements"):
         value = raw.get(key, 1)
@@ -86,6 +99,12 @@ def read_caps(raw: Any, parameters: dict[str, str]) -> InputCaps:
         ),
         f"[custom] ndim maps ndarray parameters to their number of dimensions, 1 to {MAX_NDIM}",
     )
+    nonempty = raw.get("nonempty", [])
+    _require(
+        isinstance(nonempty, list)
+        and all(parameters.get(n) in ("list", "ndarray") for n in nonempty),
+        "[custom] nonempty must list list or ndarray parameters",
+    )
     return InputCaps(
         max_length=raw.get("max_length", DEFAULT_MAX_LENGTH),
         max_elements=raw.get("max_elements", DEFAULT_MAX_ELEMENTS),
@@ -93,7 +112,28 @@ def read_caps(raw: Any, parameters: dict[str, str]) -> InputCaps:
         distributions=tuple(distributions),
         scalars=_scalar_ranges(raw.get("scalars", {}), parameters),
         ndim=dict(ndim),
+        nonempty=tuple(nonempty),
+        probabilities=_probabilities(raw.get("probabilities", {}), parameters),
     )
+
+
+def _probabilities(raw: Any, parameters: dict[str, str]) -> dict[str, float]:
+    """``[custom] probabilities``: list parameters that must be a probability distribution,
+    each mapped to how far from 1 its sum may be, e.g. ``{ probs = 1e-6 }`` (round-off in a
+    learner's typed numbers, such as 0.1 + 0.2 + 0.7)."""
+    message = (
+        "[custom] probabilities maps list parameters to the tolerance of their sum, "
+        "a number from 0 to below 1"
+    )
+    _require(isinstance(raw, dict), message)
+    for name, tolerance in raw.items():
+        _require(
+            parameters.get(name) == "list"
+            and type(tolerance) in (int, float)
+            and 0 <= tolerance < 1,
+            f"{message} ({name})",
+        )
+    return {name: float(tolerance) for name, tolerance in raw.items()}
 
 
 def _scalar_ranges(raw: Any, parameters: dict[str, str]) -> dict[str, ScalarRange]:

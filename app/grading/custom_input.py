@@ -185,6 +185,37 @@ def _rows_problem(value: list[Any], name: str) -> str | None:
     return None
 
 
+def _nonempty(shape: list[int], name: str) -> None:
+    """``[custom] nonempty``: a list or array that holds at least one item (every dimension)."""
+    if 0 not in shape:
+        return
+    if len(shape) == 1:
+        raise BadInput(f"input.{name}: an empty list; it needs at least one item")
+    raise BadInput(
+        f"input.{name}: an empty array (shape {shape}); every dimension needs at least one item"
+    )
+
+
+def _distribution(value: list[Any], name: str, tolerance: float) -> None:
+    """``[custom] probabilities``: numbers >= 0 that add up to 1 within ``tolerance``."""
+    lead = f"input.{name}: not a probability distribution"
+    if not value:
+        raise BadInput(f"{lead}: it is empty")
+    numbers = [_number(item, f"{name}[{i}]") for i, item in enumerate(value)]
+    # A negative entry first (the mistake behind [2.0, -1.0]); one above 1 is refused before
+    # the sum, so that fsum never overflows (1e308 twice).
+    for wrong, says in (
+        (lambda x: x < 0, "is negative"),
+        (lambda x: x > 1 + tolerance, "is above 1"),
+    ):
+        position = next((i for i, x in enumerate(numbers) if wrong(x)), None)
+        if position is not None:
+            raise BadInput(f"{lead}: {name}[{position}] = {value[position]!r} {says}")
+    total = math.fsum(numbers)
+    if abs(total - 1) > tolerance:
+        raise BadInput(f"{lead}: its entries add up to {total!r}, not 1 (within {tolerance:g})")
+
+
 def _scalar(value: Any, name: str, allowed: ScalarRange) -> None:
     """One number of the declared type within its range (``[custom] scalars``)."""
     kind = "an integer" if allowed.type == "int" else "a number"
@@ -245,11 +276,19 @@ def validate(exercise: Exercise, raw: Any) -> list[str]:
             _rng(value, name, budget)
         elif kind == "list":
             _list(value, name, budget, caps.item_types.get(name))
+            if name in caps.probabilities:
+                _distribution(value, name, caps.probabilities[name])
+            if name in caps.nonempty:
+                _nonempty([len(value)], name)
         elif kind == "ndarray" and isinstance(value, dict):
             _empty(value, name, caps.ndim.get(name))
+            if name in caps.nonempty:
+                _nonempty(value["empty"], name)
         elif kind == "ndarray":
             shape = _array(value, name, budget, caps.ndim.get(name, MAX_NDIM))
             _rank(shape, name, caps.ndim.get(name))
+            if name in caps.nonempty:
+                _nonempty(shape, name)
             if name in caps.distributions:
                 note = _rows_problem(value, name)
                 if note:

@@ -18,7 +18,7 @@ from typing import Any
 from app import statement_math
 from app.catalog import EXERCISES_DIR, Case, Catalog, Exercise, ExerciseError
 from app.exercise_keys import nearest
-from app.grading import case_sets, compare, feedback, reports
+from app.grading import case_sets, compare, custom_input, feedback, reports
 from app.grading.judge import Judge
 from app.schemas import Mode, Status, Verdict
 from app.theory import texts as theory_texts
@@ -86,6 +86,7 @@ def check_exercise(judge: Judge, exercise: Exercise) -> list[str]:
                 f"reference now gives {json.dumps(fresh)} (run `judge exercises regen`)"
             )
     problems.extend(_random_case_problems(judge, exercise))
+    problems.extend(_caps_problems(exercise))
     reference = judge.grade(exercise, exercise.solution_code)
     if reference.status != Status.passed:
         problems.append(f"the reference solution is not accepted ({reference.verdict.value})")
@@ -152,6 +153,34 @@ def _random_case_problems(judge: Judge, exercise: Exercise) -> list[str]:
             if problem:
                 problems.append(f"random case {index + 1} of seed {seed}: {problem}")
                 break
+    return problems
+
+
+def _caps_problems(exercise: Exercise) -> list[str]:
+    """Every input the exercise itself grades on must fit its own ``[custom]`` caps: a cap
+    that refuses one (a distribution declared on a parameter whose cases are not one, a
+    tolerance tighter than their round-off, a length below theirs) is misdeclared, and a
+    learner who copied that case into "Try your own input" would be refused."""
+    named = [(f"case {case.name!r}", case.input) for case in exercise.cases + exercise.extra_cases]
+    named += [
+        (f"random case {index + 1} of seed 0", inputs)
+        for index, inputs in enumerate(case_sets.random_inputs(exercise, 0))
+    ]
+    if exercise.sampler is not None and exercise.random_argument is not None:
+        generator = {exercise.random_argument: {"seed": 0}}
+        named += [
+            (f"sampler input {item.name!r}", {**item.input, **generator})
+            for item in exercise.sampler.inputs
+        ]
+    problems = []
+    for where, inputs in named:
+        try:
+            custom_input.validate(exercise, inputs)
+        except custom_input.BadInput as refused:
+            problems.append(
+                f"{where} does not fit the exercise's own [custom] caps: {refused.detail}"
+            )
+            break  # one is enough to show the cap is misdeclared
     return problems
 
 

@@ -137,3 +137,41 @@ def test_an_ndim_for_a_parameter_that_is_no_array_is_refused(folder: Path, decla
     toml.write_text(toml.read_text() + f"ndim = {declared}\n")
     with pytest.raises(ExerciseError, match=r"\[custom\] ndim maps ndarray parameters"):
         load_exercise(folder)
+
+
+@pytest.mark.parametrize(
+    "declared",
+    [
+        "target_dist_next = 1e-6",  # a value parameter
+        "no_such_parameter = 1e-6",
+        "draft_probs = 1",  # a tolerance of the whole sum
+        "draft_probs = -1e-6",
+        'draft_probs = "1e-6"',
+    ],
+)
+def test_a_misdeclared_distribution_is_refused_naming_it(folder: Path, declared: str) -> None:
+    toml = folder / "exercise.toml"
+    toml.write_text(toml.read_text() + f"\n[custom.probabilities]\n{declared}\n")
+    name = declared.split()[0]
+    with pytest.raises(
+        ExerciseError, match=rf"\[custom\] probabilities maps list parameters .*\({name}\)"
+    ) as caught:
+        load_exercise(folder)
+    assert str(folder / "exercise.toml") in str(caught.value)
+
+
+@pytest.mark.parametrize("declared", ['["target_dist_next"]', '["nope"]', '"draft_probs"'])
+def test_a_nonempty_for_a_parameter_that_is_no_list_is_refused(folder: Path, declared: str) -> None:
+    toml = folder / "exercise.toml"
+    toml.write_text(toml.read_text() + f"nonempty = {declared}\n")
+    with pytest.raises(ExerciseError, match=r"\[custom\] nonempty must list list or ndarray"):
+        load_exercise(folder)
+
+
+def test_declared_distributions_and_nonempty_lists_load(folder: Path) -> None:
+    toml = folder / "exercise.toml"
+    toml.write_text(
+        toml.read_text() + 'nonempty = ["draft_probs"]\nprobabilities = { draft_probs = 0 }\n'
+    )
+    caps = load_exercise(folder).input_caps
+    assert (caps.nonempty, dict(caps.probabilities)) == (("draft_probs",), {"draft_probs": 0.0})
