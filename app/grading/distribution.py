@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.grading import compare, statistics
+from app.grading import compare, feedback, statistics
 from app.schemas import CaseResult, Chart, Group, Status
 from sandbox import Outcome, RunResult
 
@@ -214,8 +214,7 @@ def _counts(value: Any, length: int, trials: int) -> list[int] | None:
 INVALID = {
     "not_list": "returned something other than a list",
     "token": "returned a first token that is not an int",
-    "no_draw": "drew no number from the generator it was given, yet every step draws at least "
-    "one (for its final sample): the check judges tokens that come from that generator",
+    "no_draw": feedback.no_draw_sentence("every step draws at least one (for its final sample)"),
 }
 
 

@@ -110,6 +110,13 @@ def batches(stage: list[Chunk], most: int = CHUNK_TRIALS) -> list[Batch]:
     return [tuple(batch) for batch in packed]
 
 
+def trials_limits(limits: Limits, trials: int) -> Limits:
+    """The limits of a check's job of ``trials`` calls: the exercise's, with a time budget of
+    STEP_ALLOWANCE_MS a call where that is more (why: ``check_jobs``)."""
+    budget = max(limits.time_ms, math.ceil(trials * STEP_ALLOWANCE_MS))
+    return limits if budget == limits.time_ms else replace(limits, time_ms=budget)
+
+
 def check_jobs(
     check: DistributionCheck,
     code: str,
@@ -131,8 +138,6 @@ def check_jobs(
     """
     jobs = []
     for batch in batches(first_stage(check, most) if stage is None else stage, most):
-        trials = sum(chunk.trials for chunk in batch)
-        budget = max(limits.time_ms, math.ceil(trials * STEP_ALLOWANCE_MS))
         job = Job(
             code=code,
             entry_point=entry_point,
@@ -140,7 +145,7 @@ def check_jobs(
                 {**check.pairs[c.pair].inputs(), "trials": c.trials, "seed": c.seed} for c in batch
             ),
             parameters=PARAMETERS,
-            limits=limits if budget == limits.time_ms else replace(limits, time_ms=budget),
+            limits=trials_limits(limits, sum(chunk.trials for chunk in batch)),
             helpers=helpers,
             driver=check.driver,
         )

@@ -164,6 +164,26 @@ def _drawn_list(values: Sequence[float | None], count: int | None) -> str:
     return shown
 
 
+def _random_numbers(n: int) -> str:
+    return f"{n} random number{'s' if n != 1 else ''}"
+
+
+def _reference_draws(expected: int, listed: Sequence[float | None] | None) -> str:
+    """The reference's side of every draw-count sentence, with its numbers when recorded."""
+    return f"the reference draws {expected}" + (
+        f" ({_drawn_list(listed, expected)})" if listed is not None else ""
+    )
+
+
+def no_draw_sentence(why: str) -> str:
+    """A whole-function check's call that drew nothing from its generator (``why`` such a
+    call cannot follow the law): its tokens would say nothing about the function."""
+    return (
+        f"drew no number from the generator it was given, yet {why}: the check judges tokens "
+        "that come from that generator"
+    )
+
+
 def draws_sentence(
     actual: int | None,
     expected: int | None,
@@ -175,15 +195,12 @@ def draws_sentence(
         return None
     if actual is None:
         return "the number of random numbers drawn could not be measured"
-
-    def numbers(n: int) -> str:
-        return f"{n} random number{'s' if n != 1 else ''}"
-
-    if drawn is None or reference_drawn is None:
-        return f"your function drew {numbers(actual)}; the reference draws {expected}"
-    yours = f" ({_drawn_list(drawn, actual)})" if actual else ""
-    theirs = f" ({_drawn_list(reference_drawn, expected)})" if expected else ""
-    return f"your function drew {numbers(actual)}{yours}; the reference draws {expected}{theirs}"
+    yours, theirs = "", None  # the sequences, shown only when both were recorded
+    if drawn is not None and reference_drawn is not None:
+        yours = f" ({_drawn_list(drawn, actual)})" if actual else ""
+        theirs = reference_drawn if expected else None
+    drew = f"your function drew {_random_numbers(actual)}{yours}"
+    return f"{drew}; {_reference_draws(expected, theirs)}"
 
 
 def exhausted_sentence(
@@ -198,9 +215,7 @@ def exhausted_sentence(
     if values:
         text += f" (it had drawn {_drawn_list(values, None)})"
     if expected is not None:
-        text += f"; the reference draws {expected}"
-        if reference_drawn:
-            text += f" ({_drawn_list(reference_drawn, expected)})"
+        text += f"; {_reference_draws(expected, reference_drawn or None)}"
     return text
 
 

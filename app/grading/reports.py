@@ -11,7 +11,7 @@ from typing import Any
 from app.catalog import Case, Exercise
 from app.grading import compare, feedback
 from app.schemas import CaseResult, Group, Mode, Report, Status, Verdict
-from sandbox import CaseRun, Outcome, RunResult, SetupFailure, SetupKind
+from sandbox import CaseRun, Limits, Outcome, RunResult, SetupFailure, SetupKind
 
 CASE_VERDICT = {
     Outcome.timeout: Verdict.time_limit_exceeded,
@@ -33,11 +33,16 @@ SETUP_VERDICT = {
 }
 
 
+def time_budget(limits: Limits) -> str:
+    """The one CPU-time budget all the cases of a submission share, as its sentences name it."""
+    return f"{limits.time_ms} ms of CPU"
+
+
 def limits_text(exercise: Exercise) -> dict[str, str]:
     limits = exercise.limits
     return {
         "time": (
-            f"this case used up the {limits.time_ms} ms of CPU time that all the cases "
+            f"this case used up the {time_budget(limits)} time that all the cases "
             "of a submission share"
         ),
         "memory": f"your code used more than {limits.memory_mb} MB",
@@ -57,7 +62,7 @@ def not_run_message(
             "return smaller results first"
         )
     return (
-        f"not run: {which} used up the time budget ({exercise.limits.time_ms} ms of CPU "
+        f"not run: {which} used up the time budget ({time_budget(exercise.limits)} "
         "for all the cases together); fix that case first"
     )
 

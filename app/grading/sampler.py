@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from app.grading import compare, statistics
+from app.grading import compare, feedback, statistics
 from app.grading.distribution import (
     CHI2_SAFETY,
     CONTINUE,
@@ -350,8 +350,7 @@ def judge_input(
 
 
 INVALID = {
-    "no_draw": "drew no number from the generator it was given, yet the law has more than one "
-    "possible token: the check judges tokens that come from that generator",
+    "no_draw": feedback.no_draw_sentence("the law has more than one possible token"),
 }
 
 

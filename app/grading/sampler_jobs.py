@@ -9,7 +9,6 @@ The second stage runs the rest of an input's trials only when its look did not s
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -62,8 +61,6 @@ def check_jobs_for(
     parameters = {**check.parameters, **DRIVER_PARAMETERS}
     jobs = []
     for batch in distribution_jobs.batches(first_stage(check) if stage is None else stage):
-        trials = sum(chunk.trials for chunk in batch)
-        budget = max(limits.time_ms, math.ceil(trials * distribution_jobs.STEP_ALLOWANCE_MS))
         cases = []
         for chunk in batch:
             item = check.inputs[chunk.pair]
@@ -82,7 +79,7 @@ def check_jobs_for(
             entry_point=check.entry_point,
             cases=tuple(cases),
             parameters=parameters,
-            limits=limits if budget == limits.time_ms else replace(limits, time_ms=budget),
+            limits=distribution_jobs.trials_limits(limits, sum(c.trials for c in batch)),
             helpers=helpers,
             driver=DRIVER,
         )
