@@ -326,7 +326,7 @@ def load_exercise(folder: Path) -> Exercise:
             random_argument=argument,
             hint_count=len(hints),
         )
-        theory = load_theory(folder)
+        theory = load_theory(folder, meta.get("theory"))
         if distribution is not None and sampler is not None:
             raise ValueError(
                 "declare one check over the whole function: [distribution] or [sampler]"

@@ -25,6 +25,7 @@ TOP_LEVEL = (
     "related",
     "order",
     "hints",
+    "theory",
 )
 # Each table and its keys (None: its keys are the exercise's own names, e.g. parameters).
 TABLES: Mapping[str, tuple[str, ...] | None] = {

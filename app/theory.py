@@ -14,6 +14,10 @@ whose ``theory()`` returns ``{"title": str, "blocks": [...]}``; each block is on
 The page draws them generically (``app/static/theory.js``): tables with a check column marked
 per row, line plots in SVG with the plotted values as a table beside them. A ``theory.py`` that
 checks its numbers raises when they do not add up, and the folder does not load.
+
+Exercises that share one page keep one copy: the others name it in exercise.toml
+(``theory = "../<another exercise>/theory.py"``), a path relative to the folder that must stay
+inside the exercises root (the folder's parent), so a catalog never runs code from elsewhere.
 """
 
 from __future__ import annotations
@@ -33,16 +37,22 @@ MAX_TEXT = 20_000
 Theory = dict[str, Any]
 
 
-def load_theory(folder: Path) -> Theory | None:
-    """The folder's theory page, validated; raises ValueError naming the file and the problem."""
+def load_theory(folder: Path, shared: Any = None) -> Theory | None:
+    """The folder's theory page (its own file, or the one ``shared`` names: exercise.toml's
+    ``theory`` key), validated; raises ValueError naming the file and the problem."""
     markdown, code = folder / MARKDOWN_FILE, folder / CODE_FILE
-    if markdown.is_file() and code.is_file():
+    own = [path.name for path in (markdown, code) if path.is_file()]
+    if len(own) == 2:
         raise ValueError(f"{folder}: holds both {MARKDOWN_FILE} and {CODE_FILE}; keep one")
-    if markdown.is_file():
+    if shared is not None:
+        if own:
+            raise ValueError(f"'theory' names a shared page, but the folder holds {own[0]}")
+        markdown = code = shared_page(folder, shared)
+    if markdown.is_file() and markdown.name.endswith(".md"):
         return _from_markdown(markdown)
     if not code.is_file():
         return None
-    namespace: dict[str, Any] = {"__name__": f"theory_{folder.name}"}
+    namespace: dict[str, Any] = {"__name__": f"theory_{code.parent.name}"}
     try:
         exec(compile(code.read_text(encoding="utf-8"), str(code), "exec"), namespace)
         made = namespace["theory"]()
@@ -52,6 +62,26 @@ def load_theory(folder: Path) -> Theory | None:
         return _valid(made)
     except ValueError as exc:
         raise ValueError(f"{code}: theory() {exc}") from None
+
+
+def shared_page(folder: Path, named: Any) -> Path:
+    """The file exercise.toml's ``theory`` names: a relative path to a ``theory.py`` or
+    ``theory.md`` in another folder of the same exercises root (links resolved first, so a link
+    cannot lead out of it)."""
+    if not isinstance(named, str) or not named.strip():
+        raise ValueError("'theory' must be a path such as \"../other-exercise/theory.py\"")
+    path = Path(named)
+    if path.is_absolute() or path.name not in (MARKDOWN_FILE, CODE_FILE):
+        raise ValueError(
+            f"'theory' must be a relative path to a {CODE_FILE} or {MARKDOWN_FILE}, got {named!r}"
+        )
+    root = folder.parent.resolve()
+    target = (folder / path).resolve()
+    if not target.is_relative_to(root) or target.parent == root:
+        raise ValueError(f"'theory' = {named!r} leads out of the exercise folders under {root}")
+    if not target.is_file():
+        raise ValueError(f"'theory' = {named!r}: no such file ({target})")
+    return target
 
 
 def _from_markdown(path: Path) -> Theory:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from app.catalog import EXERCISES_DIR, ExerciseError, load_exercise
+from tests.exercise_copies import standalone_copy
 
 JUDGE = shutil.which("judge", path=str(Path(sys.executable).parent)) or "judge"
 FOLDERS = sorted(p for p in EXERCISES_DIR.iterdir() if (p / "exercise.toml").is_file())
@@ -30,8 +31,7 @@ def judge(*args: str) -> subprocess.CompletedProcess[str]:
 def copy_of(source: Path, root: Path) -> Path:
     """The exercise folder copied under ``root`` alone (its golden files and its links to the
     exercises left behind)."""
-    copy = root / source.name
-    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("solutions", "__pycache__"))
+    copy = standalone_copy(source, root, "solutions", "__pycache__")
     text = re.sub(r"^related\s*=\s*\[[^\]]*\][^\n]*\n", "", toml_text(copy), flags=re.M)
     set_toml(copy, text)
     return copy

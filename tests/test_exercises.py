@@ -13,6 +13,7 @@ from app.grading.exercise_tools import check_exercise, format_cases, reference_e
 from app.grading.judge import Judge
 from app.grading.tolerance import EXACT, Tolerance
 from app.schemas import Status, Verdict
+from tests.exercise_copies import standalone_copy
 
 FOLDERS = sorted(p for p in EXERCISES_DIR.iterdir() if (p / "exercise.toml").is_file())
 
@@ -82,11 +83,7 @@ def test_exercises_are_listed_in_their_declared_order(catalog: Catalog) -> None:
 
 
 def test_a_changed_expectation_is_caught(tmp_path, judge: Judge) -> None:
-    source = EXERCISES_DIR / "speculative-decoding-verify"
-    copy = tmp_path / source.name
-    copy.mkdir()
-    for path in source.iterdir():
-        (copy / path.name).write_bytes(path.read_bytes())
+    copy = standalone_copy(EXERCISES_DIR / "speculative-decoding-verify", tmp_path)
     cases = json.loads((copy / "cases.json").read_text())
     cases[1]["expected"]["value"] = [[10, 20], 2]
     (copy / "cases.json").write_text(json.dumps(cases))
@@ -172,11 +169,7 @@ def test_floats_are_exact_unless_an_exercise_declares_a_tolerance(catalog: Catal
     ],
 )
 def test_broken_folders_are_refused_with_the_file_named(tmp_path, mutate, complaint) -> None:
-    source = EXERCISES_DIR / "speculative-decoding-verify"
-    copy = tmp_path / source.name
-    copy.mkdir()
-    for path in source.iterdir():
-        (copy / path.name).write_bytes(path.read_bytes())
+    copy = standalone_copy(EXERCISES_DIR / "speculative-decoding-verify", tmp_path)
     mutate(copy)
     with pytest.raises(ExerciseError, match=complaint):
         load_exercise(copy)

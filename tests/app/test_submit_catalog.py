@@ -4,7 +4,6 @@ refused with a message naming the file when it breaks the format."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -12,15 +11,14 @@ import pytest
 
 from app.catalog import EXERCISES_DIR, ExerciseError, load_exercise
 from app.grading import case_sets
+from tests.exercise_copies import standalone_copy
 
 VERIFY = EXERCISES_DIR / "speculative-decoding-verify"
 
 
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
-    copy = tmp_path / VERIFY.name
-    shutil.copytree(VERIFY, copy)
-    return copy
+    return standalone_copy(VERIFY, tmp_path)
 
 
 def _edit_extra(folder: Path, change) -> None:  # type: ignore[no-untyped-def]
