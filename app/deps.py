@@ -11,7 +11,6 @@ from typing import Annotated, TypeVar
 from fastapi import Depends, Path, Request
 from pydantic import ValidationError
 
-from app import openapi_examples as examples
 from app.catalog import Catalog, Exercise
 from app.config import Settings
 from app.errors import (
@@ -53,10 +52,7 @@ HistoryDep = Annotated[History | None, Depends(get_history)]
 async def get_exercise(
     exercise_id: Annotated[
         str,
-        Path(
-            description=f"The exercise's slug, e.g. `{examples.EXERCISE_ID}`.",
-            examples=[examples.EXERCISE_ID],
-        ),
+        Path(description="The exercise's slug, as `GET /api/exercises` lists it."),
     ],
     catalog: CatalogDep,
 ) -> Exercise:

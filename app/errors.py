@@ -59,6 +59,11 @@ def code_bytes(code: str) -> int:
     return len(code.encode("utf-8", "surrogatepass"))
 
 
+def no_such_hint(n: int, total: int) -> str:
+    """The 404 of a hint number outside 1..total."""
+    return f"Hint {n} does not exist: this exercise has {total} hints."
+
+
 def code_over_cap(size: int, cap: int, what: str = "The code") -> str:
     """The one wording of the code cap, for the API, the judge and the command line."""
     return f"{what} is {size} bytes; the limit is {cap} bytes."

@@ -82,7 +82,7 @@ def scaffold(root: Path, exercise_id: str) -> Path:
     if not ID_PATTERN.match(exercise_id):
         raise ValueError(
             f"{exercise_id!r} is not an exercise id: lowercase letters, digits and single dashes "
-            "(e.g. top-p-sampling)"
+            "(e.g. my-first-exercise)"
         )
     folder = root / exercise_id
     if folder.exists():

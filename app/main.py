@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app import instructor_routes, learner_routes, routes
+from app import instructor_routes, learner_routes, openapi_examples, routes
 from app.config import Settings
 from app.errors import install_error_handlers
 from app.grading import Judge
@@ -39,6 +39,7 @@ def create_app(settings: Settings | None = None, judge: Judge | None = None) -> 
     if routes.STATIC_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=routes.STATIC_DIR), name="static")
     install_error_handlers(app)
+    openapi_examples.install(app)
     app.add_middleware(
         LearnerGate,
         in_flight=settings.learner_in_flight,

@@ -1,254 +1,176 @@
-"""The examples the API reference (OpenAPI, /docs) shows: real answers of the judge for one of
-its exercises, so a client that copies one gets what the example says.
+"""The examples of the API reference (OpenAPI, /docs), taken from the catalog the judge serves.
 
-``tests/http/test_openapi_examples.py`` grades the example code again and compares, so an
-example that drifts from the exercise or from the grader fails there.
+Nothing of one exercise is written here: the examples are the first exercise of the loaded
+catalog as the API shows it (its summary, its public page, a hint, the 422 of an input that does
+not fit it, the report of a solution that returns what the reference returned), so they stay
+true to whatever exercises exist, and change when a development reload changes them.
+``tests/http/test_openapi_examples.py`` grades the reference and compares.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
-EXERCISE_ID = "sampling-inverse-cdf"
-# A learner's slip the exercise teaches: `<=` where the running sum must be strictly above u,
-# and len(probs) - 1 on round-off (a token of probability 0 there).
-CODE = (
-    "def sample_token(probs, rng):\n"
-    "    u = rng.random()\n"
-    "    total = 0.0\n"
-    "    for token, p in enumerate(probs):\n"
-    "        total += p\n"
-    "        if u <= total:\n"
-    "            return token\n"
-    "    return len(probs) - 1\n"
-)
-CUSTOM_INPUT: dict[str, Any] = {"probs": [0.5, 0.5], "rng": {"scripted": [0.5]}}
-# The 422 of an input that does not fit the parameters: probs given as a string.
-BAD_INPUT = "input.probs: expected a list, got a string"
-HINT: dict[str, Any] = {
-    "index": 1,
-    "total": 5,
-    "text": "Lay the probabilities end to end on [0, 1): token 0 gets the first piece, of "
-    "length probs[0], token 1 the next, and so on. One uniform number u lands in "
-    "exactly one piece, and that piece's token is the sample. Draw u once, with "
-    "rng.random(), before you look at any token.",
-}
-NO_SUCH_HINT = "Hint 6 does not exist: this exercise has 5 hints."
+from fastapi import FastAPI
 
-SUMMARIES: list[dict[str, Any]] = [
-    {
-        "id": "sampling-inverse-cdf",
-        "title": "Sampling a token: the inverse CDF",
-        "difficulty": "easy",
-        "summary": "Draw one token from a distribution with one uniform number: the running "
-        "sums and the interval the draw falls in.",
-    },
-    {
-        "id": "top-k-sampling",
-        "title": "Top-k sampling with a temperature",
-        "difficulty": "medium",
-        "summary": "Keep the k most likely tokens, soften them with a temperature, and draw "
-        "one: ties at the cut, renormalisation, the walk by token id.",
-    },
-]
-# The statement cut to its first paragraph; the rest is the exercise's own.
-EXERCISE: dict[str, Any] = {
-    "id": "sampling-inverse-cdf",
-    "title": "Sampling a token: the inverse CDF",
-    "difficulty": "easy",
-    "summary": "Draw one token from a distribution with one uniform number: the running "
-    "sums and the interval the draw falls in.",
-    "section": "LLM Generation & Decoding",
-    "statement": "A language model ends every step with a distribution over its vocabulary: "
-    "one probability per\n"
-    "token id. Generating text means **drawing** one token from it, and every "
-    "sampler in this section\n"
-    "(temperature, top-k, top-p, and the resampling inside speculative "
-    "decoding) ends with the same\n"
-    "move: turn one uniform random number into a token. This exercise is that "
-    "move.",
-    "starter_code": "def sample_token(probs, rng):\n"
-    '    """Draw one token id from the distribution ``probs`` by '
-    "inverse-CDF sampling.\n"
-    "\n"
-    "    probs: list of V floats >= 0 that add up to 1 (up to round-off)\n"
-    "    rng:   a NumPy random Generator; draw exactly one number with "
-    "rng.random()\n"
-    "\n"
-    "    Returns the token id (an int from 0 to V - 1) whose slice of [0, "
-    "1) holds the draw.\n"
-    '    """\n'
-    "    # TODO: draw u once; add the probabilities up in token order and "
-    "return the first token\n"
-    "    # whose running sum is above u. If round-off leaves every sum at "
-    "or below u, return the\n"
-    "    # last token with a probability above 0.\n"
-    "    return -1\n",
-    "entry_point": "sample_token",
-    "related": ["top-k-sampling", "top-p-sampling", "speculative-decoding-resample"],
-    "tests": [
-        {
-            "name": "worked example: u = 0.62 falls in [0.5, 0.8), token 1",
-            "input": {"probs": [0.5, 0.3, 0.2], "rng": {"scripted": [0.62]}},
-        },
-        {
-            "name": "tie: u = 0.5 is exactly a running sum, so it belongs to the next token",
-            "input": {"probs": [0.5, 0.5], "rng": {"scripted": [0.5]}},
-        },
-        {
-            "name": "a token of probability 0 is never returned, even when u = 0.0",
-            "input": {"probs": [0.0, 0.25, 0.75], "rng": {"scripted": [0.0]}},
-        },
-        {
-            "name": "round-off: no running sum exceeds u, so the last token of positive "
-            "probability",
-            "input": {"probs": [0.3, 0.3, 0.3999999999, 0.0], "rng": {"scripted": [0.99999999995]}},
-        },
-        {
-            "name": "seeded generator: exactly one draw, from the rng you were given",
-            "input": {"probs": [0.1, 0.25, 0.05, 0.3, 0.2, 0.1], "rng": {"seed": 18}},
-        },
-        {
-            "name": "seeded generator: zeros between tokens, walked from token 0 up",
-            "input": {"probs": [0.0, 0.2, 0.0, 0.35, 0.1, 0.0, 0.25, 0.1], "rng": {"seed": 7}},
-        },
-    ],
-    "submit_cases": 28,
-    "hint_count": 5,
-    "limits": {"time_ms": 1000, "memory_mb": 256},
-}
-RUN_REPORT: dict[str, Any] = {
-    "status": "fail",
-    "mode": "run",
-    "seed": None,
-    "replayed_seed": None,
-    "verdict": "wrong_answer",
-    "message": None,
-    "passed": 3,
-    "total": 6,
-    "duration_ms": 34.067,
-    "tests": [
-        {
-            "name": "worked example: u = 0.62 falls in [0.5, 0.8), token 1",
-            "status": "pass",
-            "group": "example",
-            "hint": 1,
-            "input": {"probs": [0.5, 0.3, 0.2], "rng": {"scripted": [0.62]}},
-            "expected": 1,
-            "actual": 1,
-            "message": None,
-            "output": None,
-            "duration_ms": 0.114,
-            "chart": None,
-        },
-        {
-            "name": "tie: u = 0.5 is exactly a running sum, so it belongs to the next token",
-            "status": "fail",
-            "group": "example",
-            "hint": 2,
-            "input": {"probs": [0.5, 0.5], "rng": {"scripted": [0.5]}},
-            "expected": 1,
-            "actual": 0,
-            "message": (
-                "your return value: you returned 0 but the reference returned 1. What the "
-                "reference did: draw 1 gave u = 0.5; running sums over probs [0.5, 1]; u falls in "
-                "[0.5, 1): token 1."
-            ),
-            "output": None,
-            "duration_ms": 0.01,
-            "chart": None,
-        },
-        {
-            "name": "a token of probability 0 is never returned, even when u = 0.0",
-            "status": "fail",
-            "group": "example",
-            "hint": 2,
-            "input": {"probs": [0.0, 0.25, 0.75], "rng": {"scripted": [0.0]}},
-            "expected": 1,
-            "actual": 0,
-            "message": (
-                "your return value: you returned 0 but the reference returned 1. What the "
-                "reference did: draw 1 gave u = 0; running sums over probs [0, 0.25, 1]; u falls "
-                "in [0, 0.25): token 1."
-            ),
-            "output": None,
-            "duration_ms": 0.008,
-            "chart": None,
-        },
-        {
-            "name": "round-off: no running sum exceeds u, so the last token of positive "
-            "probability",
-            "status": "fail",
-            "group": "example",
-            "hint": 5,
-            "input": {"probs": [0.3, 0.3, 0.3999999999, 0.0], "rng": {"scripted": [0.99999999995]}},
-            "expected": 2,
-            "actual": 3,
-            "message": (
-                "your return value: you returned 3 but the reference returned 2. What the "
-                "reference did: draw 1 gave u = 0.99999999995; running sums over probs [0.3, 0.6, "
-                "1, 1], the last 0.9999999999 by round-off; no running sum exceeds u, so the last "
-                "token of probability above 0: token 2."
-            ),
-            "output": None,
-            "duration_ms": 0.019,
-            "chart": None,
-        },
-        {
-            "name": "seeded generator: exactly one draw, from the rng you were given",
-            "status": "pass",
-            "group": "example",
-            "hint": 3,
-            "input": {"probs": [0.1, 0.25, 0.05, 0.3, 0.2, 0.1], "rng": {"seed": 18}},
-            "expected": 2,
-            "actual": 2,
-            "message": None,
-            "output": None,
-            "duration_ms": 0.032,
-            "chart": None,
-        },
-        {
-            "name": "seeded generator: zeros between tokens, walked from token 0 up",
-            "status": "pass",
-            "group": "example",
-            "hint": 4,
-            "input": {"probs": [0.0, 0.2, 0.0, 0.35, 0.1, 0.0, 0.25, 0.1], "rng": {"seed": 7}},
-            "expected": 4,
-            "actual": 4,
-            "message": None,
-            "output": None,
-            "duration_ms": 0.009,
-            "chart": None,
-        },
-    ],
-}
-CUSTOM_REPORT: dict[str, Any] = {
-    "status": "fail",
-    "mode": "custom",
-    "seed": None,
-    "replayed_seed": None,
-    "verdict": "wrong_answer",
-    "message": None,
-    "passed": 0,
-    "total": 1,
-    "duration_ms": 23.845,
-    "tests": [
-        {
-            "name": "your input",
-            "status": "fail",
-            "group": "custom",
-            "hint": None,
-            "input": {"probs": [0.5, 0.5], "rng": {"scripted": [0.5]}},
-            "expected": 1,
-            "actual": 0,
-            "message": (
-                "your return value: you returned 0 but the reference returned 1. What the "
-                "reference did: draw 1 gave u = 0.5; running sums over probs [0.5, 1]; u falls in "
-                "[0.5, 1): token 1."
-            ),
-            "output": None,
-            "duration_ms": 0.087,
-            "chart": None,
-        }
-    ],
-}
+from app.catalog import Case, Catalog, Exercise
+from app.errors import no_such_hint
+from app.grading import BadInput, validate
+from app.routes import exercise_public, exercise_summary, sections_of
+from app.schemas import CaseResult, Group, Mode, Report, Status, TheoryPublic, Verdict
+
+CUSTOM_NAME = "your input"  # the name of a custom run's one test (app/grading/judge.py)
+SUBMISSIONS = "/api/exercises/{exercise_id}/submissions"
+RUNS = "/api/exercises/{exercise_id}/runs"
+
+
+def bad_input(exercise: Exercise) -> dict[str, Any]:
+    """An input that does not fit the exercise: its first example with one parameter given a
+    string (where any JSON fits every parameter, with the last one left out)."""
+    example = exercise.cases[0].input
+    for name in exercise.parameters:
+        given = {**example, name: "a string"}
+        try:
+            validate(exercise, given)
+        except BadInput:
+            return given
+    return dict(list(example.items())[:-1])
+
+
+def refusal(exercise: Exercise) -> str:
+    """The 422 detail of ``bad_input``."""
+    try:
+        validate(exercise, bad_input(exercise))
+    except BadInput as refused:
+        return refused.detail
+    raise AssertionError("bad_input fits the exercise")  # pragma: no cover
+
+
+def _passed(case: Case, group: Group, name: str | None = None) -> CaseResult:
+    """The row of a case on which the function returned what the reference returned."""
+    value = case.expected.get("value")
+    return CaseResult(
+        name=name or case.name,
+        status=Status.passed,
+        group=group,
+        hint=None if group is Group.custom else case.hint,
+        input=case.input,
+        expected=value,
+        actual=value,
+        duration_ms=0.02,
+    )
+
+
+def accepted_run(exercise: Exercise) -> Report:
+    """A Run of a solution that returns what the reference returned on every example."""
+    tests = [_passed(case, Group.example) for case in exercise.cases]
+    total = len(tests)
+    return Report(
+        status=Status.passed,
+        mode=Mode.run,
+        seed=None,
+        verdict=Verdict.accepted,
+        passed=total,
+        total=total,
+        duration_ms=3.0,
+        tests=tests,
+    )
+
+
+def accepted_custom(exercise: Exercise) -> Report:
+    """A custom run of such a solution on the first example's input."""
+    test = _passed(exercise.cases[0], Group.custom, CUSTOM_NAME)
+    return Report(
+        status=Status.passed,
+        mode=Mode.custom,
+        seed=None,
+        verdict=Verdict.accepted,
+        passed=1,
+        total=1,
+        duration_ms=3.0,
+        tests=[test],
+    )
+
+
+def examples(catalog: Catalog) -> dict[str, Any] | None:
+    """Each example by the place it goes in the document; None for an empty catalog."""
+    exercise = next(iter(catalog), None)
+    if exercise is None:
+        return None
+    public = exercise_public(exercise).model_dump(mode="json")
+    public["statement"] = public["statement"].split("\n\n")[0]  # the rest is the exercise's
+    theory = next((e.theory for e in catalog if e.theory is not None), None)
+    page = (
+        TheoryPublic()
+        if theory is None
+        else TheoryPublic(title=theory["title"], blocks=theory["blocks"][:1])
+    )
+    total = len(exercise.hints)
+    body = {"code": exercise.starter_code}
+    return {
+        "exercise_id": exercise.id,
+        "summaries": [exercise_summary(e).model_dump(mode="json") for e in list(catalog)[:2]],
+        "sections": [section.model_dump(mode="json") for section in sections_of(catalog)],
+        "exercise": public,
+        "theory": page.model_dump(mode="json"),  # an exercise without one answers no blocks
+        "submission": {**body, "mode": "submit"},
+        "custom": {**body, "input": exercise.cases[0].input},
+        "run_report": accepted_run(exercise).model_dump(mode="json"),
+        "custom_report": accepted_custom(exercise).model_dump(mode="json"),
+        "bad_input": refusal(exercise),
+        "hint": {"index": 1, "total": total, "text": exercise.hints[0]},
+        "no_such_hint": no_such_hint(total + 1, total),
+    }
+
+
+def _json(where: dict[str, Any], example: Any) -> None:
+    where.setdefault("content", {}).setdefault("application/json", {})["example"] = example
+
+
+def fill(document: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
+    """``document`` (FastAPI's, left as it is) with the catalog's examples in their places."""
+    found = examples(catalog)
+    if found is None:
+        return document
+    filled = copy.deepcopy(document)
+    paths = filled["paths"]
+    answers = {
+        ("/api/exercises", "get", "200"): found["summaries"],
+        ("/api/sections", "get", "200"): found["sections"],
+        ("/api/exercises/{exercise_id}", "get", "200"): found["exercise"],
+        ("/api/exercises/{exercise_id}/theory", "get", "200"): found["theory"],
+        (SUBMISSIONS, "post", "200"): found["run_report"],
+        (RUNS, "post", "200"): found["custom_report"],
+        (RUNS, "post", "422"): {"detail": found["bad_input"]},
+        ("/api/exercises/{exercise_id}/hints/{n}", "get", "200"): found["hint"],
+        ("/api/exercises/{exercise_id}/hints/{n}", "get", "404"): {"detail": found["no_such_hint"]},
+    }
+    for (path, method, status), example in answers.items():
+        _json(paths[path][method]["responses"][status], example)
+    for path, body in ((SUBMISSIONS, found["submission"]), (RUNS, found["custom"])):
+        _json(paths[path]["post"]["requestBody"], body)
+    for operations in paths.values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if parameter["name"] == "exercise_id":
+                    parameter["example"] = found["exercise_id"]
+    return filled
+
+
+def install(app: FastAPI) -> None:
+    """Serve ``/openapi.json`` with the examples of the catalog the app has loaded (FastAPI's
+    own document until it has one), built once per catalog."""
+    plain = app.openapi
+
+    def document() -> dict[str, Any]:
+        catalog = getattr(app.state, "catalog", None)
+        cached = getattr(app.state, "openapi_examples", None)
+        if catalog is None:
+            return plain()
+        if cached is None or cached[0] is not catalog:
+            cached = (catalog, fill(plain(), catalog))
+            app.state.openapi_examples = cached
+        return cached[1]
+
+    app.openapi = document  # type: ignore[method-assign]

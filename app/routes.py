@@ -14,10 +14,9 @@ from fastapi import APIRouter, Depends, Path, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
-from app import openapi_examples as examples
-from app.catalog import Exercise
+from app.catalog import Catalog, Exercise
 from app.deps import CatalogDep, CustomRunDep, ExerciseDep, HistoryDep, JudgeDep, SubmissionDep
-from app.errors import NotFound, code_over_cap
+from app.errors import NotFound, code_over_cap, no_such_hint
 from app.learners import SCOPE_KEY, Learner
 from app.schemas import (
     CasePublic,
@@ -116,7 +115,6 @@ SUBMISSION_BODY = {
     "content": {
         "application/json": {
             "schema": Submission.model_json_schema(),
-            "example": {"code": examples.CODE, "mode": "submit"},
         }
     },
 }
@@ -125,16 +123,22 @@ CUSTOM_BODY = {
     "content": {
         "application/json": {
             "schema": CustomRun.model_json_schema(),
-            "example": {"code": examples.CODE, "input": examples.CUSTOM_INPUT},
         }
     },
 }
 
-THEORY_EXAMPLE = {
-    "title": "Why the max shift changes nothing",
-    "blocks": [{"markdown": "$e^{x - m} / \\sum_j e^{x_j - m}$ is the same fraction."}],
-}
-SECTIONS_EXAMPLE = [{"name": "Basics", "exercises": ["sum-of-squares", "running-mean"]}]
+# The examples of what depends on the exercises (their ids, pages, reports, hints) are put
+# in by app/openapi_examples.py, from the catalog the app serves.
+
+
+def sections_of(catalog: Catalog) -> list[Section]:
+    """The home page's groups: each section where its first exercise is, its exercises in
+    catalog order."""
+    groups: dict[str, list[str]] = {}
+    for exercise in catalog:
+        groups.setdefault(exercise.section, []).append(exercise.id)
+    return [Section(name=name, exercises=ids) for name, ids in groups.items()]
+
 
 router = APIRouter(prefix="/api", tags=["judge"])
 
@@ -145,7 +149,6 @@ router = APIRouter(prefix="/api", tags=["judge"])
     summary="List the exercises",
     description="Every exercise of the catalog, in catalog order: id, title, difficulty and "
     "a one-line summary.",
-    responses={200: {"content": {"application/json": {"example": examples.SUMMARIES}}}},
 )
 async def list_exercises(catalog: CatalogDep) -> list[ExerciseSummary]:
     return [exercise_summary(exercise) for exercise in catalog]
@@ -157,13 +160,9 @@ async def list_exercises(catalog: CatalogDep) -> list[ExerciseSummary]:
     summary="List the sections",
     description="The home page's groups, each with its exercises' ids in their `order`; a "
     "section comes where its first exercise does in the catalog.",
-    responses={200: {"content": {"application/json": {"example": SECTIONS_EXAMPLE}}}},
 )
 async def list_sections(catalog: CatalogDep) -> list[Section]:
-    groups: dict[str, list[str]] = {}
-    for exercise in catalog:
-        groups.setdefault(exercise.section, []).append(exercise.id)
-    return [Section(name=name, exercises=ids) for name, ids in groups.items()]
+    return sections_of(catalog)
 
 
 @router.get(
@@ -173,7 +172,6 @@ async def list_sections(catalog: CatalogDep) -> list[Section]:
     description="The statement (Markdown), starter code, entry point, the public test cases "
     "(names and inputs only), the number of hints and the limits.",
     responses={
-        200: {"content": {"application/json": {"example": examples.EXERCISE}}},
         **NOT_FOUND,
         **INVALID,
     },
@@ -194,7 +192,9 @@ async def get_exercise(exercise: ExerciseDep) -> ExercisePublic:
     "another site's page (`Sec-Fetch-Site: cross-site`).",
     openapi_extra={"requestBody": SUBMISSION_BODY},
     responses={
-        200: {"content": {"application/json": {"example": examples.RUN_REPORT}}},
+        200: {
+            "description": "The report (the example: every case returned what the reference did)"
+        },
         **GRADING_REFUSALS,
         **INVALID,
         503: {
@@ -237,12 +237,14 @@ async def submit(
     "reported in the test's message.",
     openapi_extra={"requestBody": CUSTOM_BODY},
     responses={
-        200: {"content": {"application/json": {"example": examples.CUSTOM_REPORT}}},
+        200: {
+            "description": "The report (the example: the function returned what the reference did)"
+        },
         **GRADING_REFUSALS,
-        422: _error(
-            "Malformed body, or an input that does not fit the parameters.",
-            examples.BAD_INPUT,
-        ),
+        422: {
+            "model": ErrorBody,
+            "description": "Malformed body, or an input that does not fit the parameters.",
+        },
         503: _error("Saturated: retry after Retry-After seconds.", "The judge is busy."),
     },
 )
@@ -259,7 +261,6 @@ async def run_custom(exercise: ExerciseDep, body: CustomRunDep, judge: JudgeDep)
     "and line plots, computed from the exercise's folder when it loads; an exercise without "
     "one answers no blocks.",
     responses={
-        200: {"content": {"application/json": {"example": THEORY_EXAMPLE}}},
         **NOT_FOUND,
         **INVALID,
     },
@@ -277,11 +278,7 @@ async def get_theory(exercise: ExerciseDep) -> TheoryPublic:
     description="Hint `n` of the exercise, counted from 1 to `hint_count`. Any other integer is "
     "404; a non-integer `n` is 422.",
     responses={
-        200: {"content": {"application/json": {"example": examples.HINT}}},
-        404: _error(
-            "Unknown exercise, or no hint with that number.",
-            examples.NO_SUCH_HINT,
-        ),
+        404: {"model": ErrorBody, "description": "Unknown exercise, or no hint with that number."},
         422: _error(
             "`n` is not an integer.",
             "path.n: Input should be a valid integer, unable to parse string as an integer",
@@ -294,7 +291,7 @@ async def get_hint(
 ) -> Hint:
     total = len(exercise.hints)
     if not 1 <= n <= total:
-        raise NotFound(f"Hint {n} does not exist: this exercise has {total} hints.")
+        raise NotFound(no_such_hint(n, total))
     return Hint(index=n, total=total, text=exercise.hints[n - 1])
 
 

@@ -1,18 +1,21 @@
-"""The API reference's examples are the judge's real answers for an exercise that exists."""
+"""The API reference's examples are the judge's real answers for the exercises it serves."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from asgi_client import InProcessClient
 
-from app import openapi_examples as examples
 from app.catalog import EXERCISES_DIR, Catalog
-from app.grading import BadInput, Judge, validate
-from app.routes import exercise_public, exercise_summary
-from app.schemas import ExercisePublic, ExerciseSummary, Health, Hint, Mode, Report
+from app.grading import Judge
+from app.schemas import ExercisePublic, ExerciseSummary, Health, Hint, Mode, Report, Section
+
+RUNS = "/api/exercises/{exercise_id}/runs"
+SUBMISSIONS = "/api/exercises/{exercise_id}/submissions"
+HINT = "/api/exercises/{exercise_id}/hints/{n}"
 
 
 @pytest.fixture
@@ -35,6 +38,16 @@ def _examples(node: Any, where: str = "") -> Iterator[tuple[str, Any]]:
             yield from _examples(item, f"{where}/{index}")
 
 
+def _example(document: dict[str, Any], path: str, method: str, status: str) -> Any:
+    return document["paths"][path][method]["responses"][status]["content"]["application/json"][
+        "example"
+    ]
+
+
+def _body(document: dict[str, Any], path: str) -> Any:
+    return document["paths"][path]["post"]["requestBody"]["content"]["application/json"]["example"]
+
+
 def _timeless(report: dict[str, Any]) -> dict[str, Any]:
     tests = [{**test, "duration_ms": None} for test in report["tests"]]
     return {**report, "duration_ms": None, "tests": tests}
@@ -42,55 +55,88 @@ def _timeless(report: dict[str, Any]) -> dict[str, Any]:
 
 def test_every_example_of_the_api_reference_fits_its_model(api: InProcessClient) -> None:
     document = api.get("/openapi.json").json()
-    found = dict(_examples(document["paths"]))
-    assert found, "the API reference shows no example"
-    models = {
-        "//api/exercises/get/responses/200": lambda v: [ExerciseSummary(**item) for item in v],
-        "//api/exercises/{exercise_id}/get/responses/200": ExercisePublic.model_validate,
-        "//api/exercises/{exercise_id}/submissions/post/responses/200": Report.model_validate,
-        "//api/exercises/{exercise_id}/runs/post/responses/200": Report.model_validate,
-        "//api/exercises/{exercise_id}/hints/{n}/get/responses/200": Hint.model_validate,
-        "//api/health/get/responses/200": Health.model_validate,
+    models: dict[tuple[str, str], Callable[[Any], Any]] = {
+        ("/api/exercises", "get"): lambda v: [ExerciseSummary(**item) for item in v],
+        ("/api/sections", "get"): lambda v: [Section(**item) for item in v],
+        ("/api/exercises/{exercise_id}", "get"): ExercisePublic.model_validate,
+        (SUBMISSIONS, "post"): Report.model_validate,
+        (RUNS, "post"): Report.model_validate,
+        (HINT, "get"): Hint.model_validate,
+        ("/api/health", "get"): Health.model_validate,
     }
-    for prefix, model in models.items():
-        (example,) = [value for where, value in found.items() if where.startswith(prefix)]
-        model(example)
+    for (path, method), model in models.items():
+        model(_example(document, path, method, "200"))
+
+
+def test_the_examples_name_only_exercises_that_exist(api: InProcessClient) -> None:
+    document = api.get("/openapi.json").json()
     ids = {exercise.id for exercise in Catalog.load()}
-    path_ids = [v for where, v in _examples(document["paths"]) if where.endswith("exercise_id")]
-    named = [v for where, v in _examples(document["paths"]) if "parameters" in where]
-    assert examples.EXERCISE_ID in ids and set(named) & ids and set(path_ids) <= ids
+    named = [value for where, value in _examples(document["paths"]) if "/parameters/" in where]
+    assert named and set(named) <= ids
+    assert {item["id"] for item in _example(document, "/api/exercises", "get", "200")} <= ids
+    shown = _example(document, "/api/exercises/{exercise_id}", "get", "200")
+    assert shown["id"] in ids and set(shown["related"]) <= ids
 
 
-def test_the_exercise_examples_are_the_exercise_as_the_api_serves_it() -> None:
-    catalog = Catalog.load()
-    exercise = catalog.get(examples.EXERCISE_ID)
-    assert exercise is not None
-    served = exercise_public(exercise).model_dump(mode="json")
-    shown = examples.EXERCISE
+def test_the_examples_are_the_exercise_as_the_api_serves_it(api: InProcessClient) -> None:
+    document = api.get("/openapi.json").json()
+    shown = _example(document, "/api/exercises/{exercise_id}", "get", "200")
+    served = api.get(f"/api/exercises/{shown['id']}").json()
     assert served["statement"].startswith(shown["statement"])
-    # What a client acts on must be the exercise's; the prose around it (summary, related
-    # links) may be reworded by the exercise's author without the reference going stale.
-    for field in ("id", "title", "entry_point", "starter_code", "tests", "limits", "hint_count"):
-        assert served[field] == shown[field], field
-    listed = {item.id: exercise_summary(item).model_dump(mode="json") for item in catalog}
-    for summary in examples.SUMMARIES:
-        assert listed[summary["id"]]["title"] == summary["title"]
+    assert {**served, "statement": None} == {**shown, "statement": None}
+    assert (
+        _example(document, "/api/exercises", "get", "200") == api.get("/api/exercises").json()[:2]
+    )
+    assert _example(document, "/api/sections", "get", "200") == api.get("/api/sections").json()
+    base = f"/api/exercises/{shown['id']}/hints"
+    assert api.get(f"{base}/1").json() == _example(document, HINT, "get", "200")
+    past = api.get(f"{base}/{shown['hint_count'] + 1}")
+    assert past.status_code == 404
+    assert past.json() == _example(document, HINT, "get", "404")
+    assert _body(document, SUBMISSIONS)["code"] == shown["starter_code"]
+    theory = _example(document, "/api/exercises/{exercise_id}/theory", "get", "200")
+    assert theory["blocks"][0] in [
+        block
+        for exercise in api.get("/api/exercises").json()
+        for block in api.get(f"/api/exercises/{exercise['id']}/theory").json()["blocks"]
+    ]
 
 
-def test_the_report_examples_are_what_grading_the_example_code_gives(judge: Judge) -> None:
-    exercise = Catalog.load().get(examples.EXERCISE_ID)
-    assert exercise is not None
-    run = judge.grade(exercise, examples.CODE, Mode.run).model_dump(mode="json")
-    assert _timeless(run) == _timeless(examples.RUN_REPORT)
-    custom = judge.run_custom(exercise, examples.CODE, examples.CUSTOM_INPUT)
-    assert _timeless(custom.model_dump(mode="json")) == _timeless(examples.CUSTOM_REPORT)
-    with pytest.raises(BadInput) as refused:
-        validate(exercise, {**examples.CUSTOM_INPUT, "probs": "0.5"})
-    assert refused.value.detail == examples.BAD_INPUT
+def test_the_422_example_is_what_the_judge_answers(api: InProcessClient) -> None:
+    from app.openapi_examples import bad_input
+
+    document = api.get("/openapi.json").json()
+    exercise = next(iter(Catalog.load()))
+    given = bad_input(exercise)
+    response = api.post(
+        f"/api/exercises/{exercise.id}/runs", json={"code": exercise.starter_code, "input": given}
+    )
+    assert response.status_code == 422
+    assert response.json() == _example(document, RUNS, "post", "422")
 
 
-def test_the_hint_examples_are_the_exercises_hints(api: InProcessClient) -> None:
-    base = f"/api/exercises/{examples.EXERCISE_ID}/hints"
-    assert api.get(f"{base}/1").json() == examples.HINT
-    past = api.get(f"{base}/{examples.HINT['total'] + 1}")
-    assert (past.status_code, past.json()["detail"]) == (404, examples.NO_SUCH_HINT)
+def test_the_report_examples_are_what_grading_the_reference_gives(
+    api: InProcessClient, judge: Judge
+) -> None:
+    document = api.get("/openapi.json").json()
+    exercise = next(iter(Catalog.load()))
+    run = judge.grade(exercise, exercise.solution_code, Mode.run).model_dump(mode="json")
+    assert _timeless(run) == _timeless(_example(document, SUBMISSIONS, "post", "200"))
+    body = _body(document, RUNS)
+    custom = judge.run_custom(exercise, exercise.solution_code, body["input"])
+    assert _timeless(custom.model_dump(mode="json")) == _timeless(
+        _example(document, RUNS, "post", "200")
+    )
+
+
+def test_another_catalog_gets_its_own_examples(
+    make_client: Callable[..., InProcessClient], judge: Judge, exercises_dir: Path
+) -> None:
+    api = make_client(judge, exercises_dir=exercises_dir)
+    document = api.get("/openapi.json").json()
+    ids = {exercise.id for exercise in Catalog.load(exercises_dir)}
+    shown = _example(document, "/api/exercises/{exercise_id}", "get", "200")
+    assert shown["id"] in ids
+    assert all(
+        value in ids for where, value in _examples(document["paths"]) if "/parameters/" in where
+    )
