@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from app.catalog import EXERCISES_DIR, ExerciseError, load_exercise
+from app.grading.exercise_tools import regenerate
+from app.grading.judge import Judge
 from tests.exercise_copies import standalone_copy
 
 JUDGE = shutil.which("judge", path=str(Path(sys.executable).parent)) or "judge"
@@ -206,3 +208,42 @@ def test_check_of_an_unknown_id_names_the_nearest(tmp_path: Path) -> None:
     done = judge("--exercises", str(tmp_path), "exercises", "check", "top-q")
     assert done.returncode == 1 and "no exercise 'top-q'" in done.stdout
     assert "did you mean 'top-p'?" in done.stdout
+
+
+@pytest.fixture
+def grader(judge: Judge) -> Judge:
+    """The tests' warm judge (conftest's ``judge``; here that name is the command line's)."""
+    return judge
+
+
+EXPECTED_LINE = re.compile(r'("expected": )(\{.*\})(,?)$', flags=re.M)
+
+
+@pytest.mark.parametrize("source", FOLDERS, ids=lambda p: p.name)
+def test_regen_rewrites_only_the_expectation_that_changed(
+    tmp_path: Path, source: Path, grader: Judge
+) -> None:
+    copy = copy_of(source, tmp_path)
+    files = [copy / "cases.json", copy / "extra_cases.json"]
+    files = [path for path in files if path.exists()]
+    stored = {path: path.read_text() for path in files}
+    for path, text in stored.items():
+        second = list(EXPECTED_LINE.finditer(text))[1]  # an author's stale expectation
+        path.write_text(text[: second.start(2)] + '{"value": null}' + text[second.end(2) :])
+    regenerate(grader, load_exercise(copy))
+    for path, text in stored.items():
+        assert path.read_text() == text, f"{path} is not as its author laid it out"
+
+
+def test_regen_lays_out_anew_only_a_file_it_cannot_edit_in_place(
+    tmp_path: Path, grader: Judge
+) -> None:
+    assert judge("--exercises", str(tmp_path), "exercises", "new", "my-max").returncode == 0
+    folder = tmp_path / "my-max"
+    path = folder / "cases.json"
+    cases = json.loads(path.read_text())
+    for case in cases:
+        del case["expected"]  # the scaffold's "expected": {} left out altogether
+    path.write_text(json.dumps(cases))
+    regenerate(grader, load_exercise(folder))
+    assert json.loads(path.read_text())[0]["expected"] == {"value": 7}

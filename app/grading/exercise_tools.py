@@ -1,16 +1,17 @@
 """`judge exercises check|regen [ID...]`: exercise folders proven through the real sandbox.
 
 Expected outputs are never typed by hand: ``regen`` runs each reference solution through the
-sandbox and stores what it returned (and how many random numbers it drew), rewriting only the
-files whose content changes; ``check`` fails when the stored expectations and a fresh run of
-the reference disagree, when the reference fails its own Submit (random cases and checks
-included) or a golden correct submission is refused, when the math of the statement or a hint
-does not typeset, and (at load) on every rule of the folder format.
+sandbox and stores what it returned (and how many random numbers it drew), replacing only the
+``expected`` values that change, in place; ``check`` fails when the stored expectations and a
+fresh run of the reference disagree, when the reference fails its own Submit (random cases and
+checks included) or a golden correct submission is refused, when the math of the statement or a
+hint does not typeset, and (at load) on every rule of the folder format.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -256,24 +257,34 @@ def regenerate_all(root: Path, ids: Sequence[str] = ()) -> int:
 
 def _regenerate_exercises(judge: Judge, exercises: list[Exercise]) -> int:
     for exercise in exercises:
-        _regenerate(judge, exercise, exercise.cases, exercise.folder / "cases.json")
-        if exercise.extra_cases:
-            _regenerate(judge, exercise, exercise.extra_cases, exercise.folder / "extra_cases.json")
+        regenerate(judge, exercise)
     return 0
+
+
+def regenerate(judge: Judge, exercise: Exercise) -> None:
+    """Rewrite the stored expectations of one exercise from its reference, file by file."""
+    _regenerate(judge, exercise, exercise.cases, exercise.folder / "cases.json")
+    if exercise.extra_cases:
+        _regenerate(judge, exercise, exercise.extra_cases, exercise.folder / "extra_cases.json")
 
 
 def _regenerate(judge: Judge, exercise: Exercise, stored: tuple[Case, ...], path: Path) -> None:
     expectations = reference_expectations(judge, exercise, stored)
-    cases = [
-        {"name": case.name, "hint": case.hint, "input": case.input, "expected": expected}
-        for case, expected in zip(stored, expectations, strict=True)
-    ]
     before = path.read_text(encoding="utf-8")
-    after = format_cases(cases)
     # A file whose cases stay the same is not touched (nor its time stamp), however its keys
     # are laid out: only a change of what it says is a change.
-    changed = before != after and _parsed(before) != _parsed(after)
+    changed = _parsed(before) != [
+        {**raw, "expected": expected}
+        for raw, expected in zip(_parsed(before) or [], expectations, strict=False)
+    ]
     if changed:
+        after = with_expectations(before, expectations)
+        if after is None:  # not a list of objects that can be edited in place: laid out anew
+            cases = [
+                {"name": case.name, "hint": case.hint, "input": case.input, "expected": expected}
+                for case, expected in zip(stored, expectations, strict=True)
+            ]
+            after = format_cases(cases)
         path.write_text(after, encoding="utf-8")
     print(f"{'updated' if changed else 'same   '}  {path}")
 
@@ -284,3 +295,73 @@ def _parsed(text: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError:
         return None
+
+
+_SPACE = re.compile(r"\s*")
+_DECODER = json.JSONDecoder()
+
+
+def with_expectations(text: str, expectations: list[dict[str, Any]]) -> str | None:
+    """``text`` (a cases file) with each case's ``expected`` that differs replaced in place,
+    everything else left byte for byte as the author laid it out (key order, hints, spacing),
+    so that a diff shows only what changed; None when the file is no list of one object per
+    expectation, each with an ``expected``."""
+    spans = _object_spans(text)
+    if spans is None or len(spans) != len(expectations):
+        return None
+    edits = []
+    for (start, end), expected in zip(spans, expectations, strict=True):
+        if json.loads(text[start:end]).get("expected") == expected:
+            continue
+        value = _member_span(text, start, "expected")
+        if value is None:
+            return None
+        edits.append((value, json.dumps(expected)))
+    for (start, end), replacement in reversed(edits):
+        text = text[:start] + replacement + text[end:]
+    return text
+
+
+def _skip(text: str, index: int) -> int:
+    match = _SPACE.match(text, index)
+    return match.end() if match else index
+
+
+def _object_spans(text: str) -> list[tuple[int, int]] | None:
+    """Where each item of a top-level JSON list starts and ends in ``text``."""
+    index = _skip(text, 0)
+    if not text.startswith("[", index):
+        return None
+    index, spans = _skip(text, index + 1), []
+    while not text.startswith("]", index):
+        try:
+            item, end = _DECODER.raw_decode(text, index)
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(item, dict):
+            return None
+        spans.append((index, end))
+        index = _skip(text, end)
+        if text.startswith(",", index):
+            index = _skip(text, index + 1)
+        elif not text.startswith("]", index):
+            return None
+    return spans
+
+
+def _member_span(text: str, start: int, key: str) -> tuple[int, int] | None:
+    """Where the value of ``key`` lies in the JSON object that starts at ``start``."""
+    index = _skip(text, start + 1)
+    while text.startswith('"', index):
+        name, index = _DECODER.raw_decode(text, index)
+        index = _skip(text, index)
+        if not text.startswith(":", index):
+            return None
+        index = _skip(text, index + 1)
+        _, end = _DECODER.raw_decode(text, index)
+        if name == key:
+            return index, end
+        index = _skip(text, end)
+        if text.startswith(",", index):
+            index = _skip(text, index + 1)
+    return None
