@@ -58,7 +58,7 @@ def _name(folder: Path, value: str) -> None:
 
 
 def test_a_named_page_is_the_owners_page(root: Path) -> None:
-    _name(root / "sharer", '"../owner/theory.md"')
+    _name(root / "sharer", f'"../owner/{MARKDOWN_FILE}"')
     catalog = Catalog.load(root)
     sharer, owner = catalog.get("sharer"), catalog.get("owner")
     assert sharer is not None and owner is not None
@@ -119,6 +119,6 @@ def test_a_bad_theory_key_is_refused_naming_the_folder(root: Path, mistake: str)
 def test_a_folder_that_names_a_page_and_holds_one_is_refused(root: Path) -> None:
     sharer = root / "sharer"
     (sharer / MARKDOWN_FILE).write_text(PAGE)
-    _name(sharer, '"../owner/theory.md"')
+    _name(sharer, f'"../owner/{MARKDOWN_FILE}"')
     with pytest.raises(ExerciseError, match="names a shared page, but the folder holds theory.md"):
         load_exercise(sharer)
