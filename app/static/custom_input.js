@@ -4,6 +4,8 @@
 (function () {
   "use strict";
 
+  const { element } = window.JudgeDom;
+
   // A Python literal as JSON: None/True/False, tuples as lists, a trailing comma, 'strings'.
   // Numbers, lists and dicts are already spelled alike.
   function pythonToJson(text) {
@@ -69,7 +71,7 @@
   }
 
   function mount(options) {
-    const { exercise, api, getCode, element, pretty, readJson, errorDetail } = options;
+    const { exercise, api, getCode, pretty, readJson, errorDetail } = options;
     const form = document.getElementById("custom-form");
     const result = document.getElementById("custom-result");
     const button = document.getElementById("custom-run");

@@ -3,13 +3,14 @@
  * Loads GET /api/exercises/{id}, renders the statement (Markdown + KaTeX through JudgeRender),
  * sets up the CodeMirror editor (window.JudgeEditor) with the learner's saved code or the
  * starter, runs submissions (POST /api/exercises/{id}/submissions) and has report.js show the
- * report, and reveals hints one at a time (GET /api/exercises/{id}/hints/{n}). Code and revealed
- * hints are kept per exercise in localStorage.
+ * report; hints.js keeps the hints panel and custom_input.js the "Try your own input" panel.
+ * The code is kept per exercise in localStorage.
  */
 (function () {
   "use strict";
 
-  const { element, pretty, formatDuration } = window.JudgeReport;
+  const { element } = window.JudgeDom;
+  const { pretty, formatDuration } = window.JudgeReport;
   const $ = (id) => document.getElementById(id);
 
   // ---- storage (a browser with storage disabled still works, it just forgets) ----
@@ -65,14 +66,11 @@
   const exerciseId = decodeURIComponent(path.slice(path.lastIndexOf("/") + 1));
   const api = "/api/exercises/" + encodeURIComponent(exerciseId);
   const codeKey = "judge.code." + exerciseId;
-  const hintsKey = "judge.hints." + exerciseId;
 
   let exercise = null;
   let editor = null;
   let view = null; // the report's view (report.js), made once the exercise is loaded
   let busy = false;
-  let hints = [];
-  let hintBusy = false;
 
   function showLoadProblem(title, text) {
     const status = $("load-status");
@@ -224,139 +222,6 @@
     }
   }
 
-  // ---- hints ----
-
-  function renderHint(hint) {
-    return element("li", { class: "hint", "data-testid": "hint" }, [
-      element("h4", { class: "hint__label", text: "Hint " + hint.index + " of " + hint.total }),
-      element("div", { class: "hint__text", html: window.JudgeRender.markdown(hint.text) }),
-    ]);
-  }
-
-  function updateHintControls() {
-    const total = exercise.hint_count || 0;
-    const button = $("hint-button");
-    const allShown = hints.length >= total;
-    button.disabled = allShown || hintBusy;
-    button.textContent = allShown ? (total ? "All hints shown" : "No hints") : hintBusy ? "Loading\u2026" : "Show a hint";
-    $("hint-count").textContent = total ? hints.length + " of " + total + " shown" : "";
-  }
-
-  function restoreHints() {
-    hints = [];
-    try {
-      const saved = JSON.parse(store.get(hintsKey) || "[]");
-      if (Array.isArray(saved)) {
-        // Revealed hints in order of index; a hint tied to a failing case may be revealed out
-        // of turn, so the list can have gaps.
-        let last = 0;
-        for (const hint of saved) {
-          if (
-            hint &&
-            Number.isInteger(hint.index) &&
-            hint.index > last &&
-            hint.index <= exercise.hint_count &&
-            hint.total === exercise.hint_count &&
-            typeof hint.text === "string"
-          ) {
-            hints.push(hint);
-            last = hint.index;
-          }
-        }
-      }
-    } catch (error) {
-      hints = [];
-    }
-    $("hint-list").replaceChildren(...hints.map(renderHint));
-    updateHintControls();
-  }
-
-  function nextHintIndex() {
-    let next = 1;
-    for (const hint of hints) if (hint.index === next) next += 1;
-    return next;
-  }
-
-  function revealedHint(index) {
-    return hints.find((hint) => hint.index === index) || null;
-  }
-
-  // Fetch hint ``index`` and record it as revealed (kept in order of index); returns it.
-  async function fetchHint(index) {
-    const known = revealedHint(index);
-    if (known) return known;
-    const response = await fetch(api + "/hints/" + index, { headers: { Accept: "application/json" } });
-    const body = await readJson(response);
-    if (!response.ok || !body || typeof body.text !== "string") {
-      throw new Error(errorDetail(body, "HTTP " + response.status));
-    }
-    const hint = { index: body.index || index, total: body.total || exercise.hint_count, text: body.text };
-    hints.push(hint);
-    hints.sort((a, b) => a.index - b.index);
-    store.set(hintsKey, JSON.stringify(hints));
-    $("hint-list").replaceChildren(...hints.map(renderHint));
-    return hint;
-  }
-
-  // A failing row's tied hint: shown in the row and counted as revealed in the hint panel.
-  function tiedHint(index) {
-    const place = element("div", { class: "tied-hint", "data-testid": "tied-hint" });
-    const button = element("button", {
-      type: "button",
-      class: "button button--secondary button--small",
-      "data-testid": "tied-hint-button",
-      text: "Show hint " + index + ", about this mistake",
-    });
-    const show = (hint) => {
-      place.replaceChildren(
-        element("h4", { class: "hint__label", text: "Hint " + hint.index + " of " + hint.total }),
-        element("div", { class: "hint__text", "data-testid": "tied-hint-text", html: window.JudgeRender.markdown(hint.text) }),
-      );
-    };
-    button.addEventListener("click", async () => {
-      button.disabled = true;
-      try {
-        show(await fetchHint(index));
-      } catch (error) {
-        button.disabled = false;
-        button.textContent = "Could not load hint " + index + ": " + (error.message || error);
-      }
-      updateHintControls();
-    });
-    const known = revealedHint(index);
-    if (known) show(known);
-    else place.append(button);
-    return place;
-  }
-
-  async function revealHint() {
-    if (hintBusy || hints.length >= (exercise.hint_count || 0)) return;
-    hintBusy = true;
-    updateHintControls();
-    let problem = null;
-    try {
-      await fetchHint(nextHintIndex());
-    } catch (error) {
-      problem = error.message || String(error);
-    } finally {
-      hintBusy = false;
-    }
-    updateHintControls();
-    if (problem) {
-      $("hint-count").textContent = "Could not load the hint: " + problem;
-      return;
-    }
-    const button = $("hint-button");
-    if (button.disabled) {
-      // The button just became disabled and lost focus: keep the keyboard user on the last hint.
-      const last = $("hint-list").lastElementChild;
-      if (last) {
-        last.setAttribute("tabindex", "-1");
-        last.focus();
-      }
-    }
-  }
-
   // ---- editor ----
 
   function saveCode(code) {
@@ -437,16 +302,23 @@
 
     renderHeader(titles);
     renderStatement(exercise.statement || "");
+    const hints = window.JudgeHints.mount({
+      exercise: exercise,
+      api: api,
+      store: store,
+      key: "judge.hints." + exerciseId,
+      readJson: readJson,
+      errorDetail: errorDetail,
+    });
     view = window.JudgeReport.view({
       exercise: exercise,
-      tiedHint: tiedHint,
+      tiedHint: hints.tiedHint,
       goToLine: (number) => editor && editor.goToLine(number),
     });
     view.pending();
     $("load-status").hidden = true;
     $("exercise-layout").hidden = false;
     setUpEditor();
-    restoreHints();
 
     $("run").addEventListener("click", run);
     $("submit").addEventListener("click", submit);
@@ -456,14 +328,12 @@
         exercise: exercise,
         api: api,
         getCode: () => editor.getCode(),
-        element: element,
         pretty: pretty,
         readJson: readJson,
         errorDetail: errorDetail,
       });
     }
     $("reset").addEventListener("click", reset);
-    $("hint-button").addEventListener("click", revealHint);
     // Ctrl/Cmd+Enter anywhere on the page runs too (the editor handles it itself when focused).
     document.addEventListener("keydown", (event) => {
       // Ctrl/Cmd+Shift+Enter submits: the editor binds only Ctrl/Cmd+Enter, so it reaches here.

@@ -5,15 +5,7 @@
 (function () {
   "use strict";
 
-  function element(tag, attributes, children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes || {})) {
-      if (name === "text") node.textContent = value;
-      else node.setAttribute(name, value);
-    }
-    for (const child of children || []) node.append(child);
-    return node;
-  }
+  const { element } = window.JudgeDom;
 
   // The exercises under their sections (GET /api/sections); one that no section names (the
   // lists were read a moment apart) goes last, under "Other exercises".

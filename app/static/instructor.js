@@ -6,26 +6,10 @@
   "use strict";
 
   const TOKEN_KEY = "judge.instructor.token";
-  const SVG = "http://www.w3.org/2000/svg";
   const $ = (id) => document.getElementById(id);
   let current = null; // the exercise shown in detail
 
-  function element(tag, attributes, children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes || {})) {
-      if (name === "text") node.textContent = value;
-      else node.setAttribute(name, value);
-    }
-    for (const child of children || []) node.append(child);
-    return node;
-  }
-
-  function svg(tag, attributes, text) {
-    const node = document.createElementNS(SVG, tag);
-    for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, String(value));
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
+  const { element, svg } = window.JudgeDom;
 
   const session = {
     get() {

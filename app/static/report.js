@@ -9,7 +9,8 @@
  *   view.pending() / view.report(report) / view.httpProblem(kind, text) / view.running(count)
  *   view.blamedLine(report)   the learner's line the report names, or null
  *
- * JudgeReport.element, .pretty and .formatDuration are shared with the page's other scripts.
+ * JudgeReport.pretty and .formatDuration are shared with the page's other scripts; elements are
+ * built with JudgeDom (dom.js).
  */
 (function () {
   "use strict";
@@ -28,19 +29,7 @@
 
   const $ = (id) => document.getElementById(id);
 
-  function element(tag, attributes, children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes || {})) {
-      if (value === null || value === undefined || value === false) continue;
-      if (name === "text") node.textContent = value;
-      else if (name === "html") node.innerHTML = value;
-      else node.setAttribute(name, value === true ? "" : value);
-    }
-    for (const child of children || []) {
-      if (child !== null && child !== undefined) node.append(child);
-    }
-    return node;
-  }
+  const { element } = window.JudgeDom;
 
   // ---- formatting ----
 
@@ -368,5 +357,5 @@
     });
   }
 
-  window.JudgeReport = Object.freeze({ view, element, pretty, formatDuration });
+  window.JudgeReport = Object.freeze({ view, pretty, formatDuration });
 })();

@@ -15,15 +15,7 @@
   let pending = null; // the restore waiting for the learner's answer in the dialog
   let newest = null; // id of the newest listed submission
 
-  function element(tag, attributes, children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes || {})) {
-      if (name === "text") node.textContent = value;
-      else node.setAttribute(name, value);
-    }
-    for (const child of children || []) node.append(child);
-    return node;
-  }
+  const { element } = window.JudgeDom;
 
   function when(iso) {
     const date = new Date(iso);

@@ -10,17 +10,11 @@
 (function () {
   "use strict";
 
-  const SVG = "http://www.w3.org/2000/svg";
   const WIDTH = 420;
   const HEIGHT = 200;
   const MARGIN = { top: 14, right: 8, bottom: 52, left: 40 };
 
-  function node(tag, attributes, text) {
-    const made = document.createElementNS(SVG, tag);
-    for (const [name, value] of Object.entries(attributes || {})) made.setAttribute(name, String(value));
-    if (text !== undefined) made.textContent = text;
-    return made;
-  }
+  const node = window.JudgeDom.svg;
 
   function percent(x) {
     return (100 * x).toFixed(1) + "%";

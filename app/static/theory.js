@@ -8,7 +8,6 @@
 (function () {
   "use strict";
 
-  const SVG_NS = "http://www.w3.org/2000/svg";
   // Colour-blind-safe hues (Okabe-Ito), each with its own marker and dash pattern as well.
   const SERIES_STYLE = [
     { color: "#0072B2", marker: "circle", dash: "" },
@@ -26,23 +25,7 @@
     return text.replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
   }
 
-  function html(tag, attributes, children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes || {})) {
-      if (name === "text") node.textContent = value;
-      else if (name === "html") node.innerHTML = value;
-      else node.setAttribute(name, value);
-    }
-    for (const child of children || []) node.append(child);
-    return node;
-  }
-
-  function svg(tag, attributes, text) {
-    const node = document.createElementNS(SVG_NS, tag);
-    for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, value);
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
+  const { element: html, svg } = window.JudgeDom;
 
   function md(text) {
     return window.JudgeRender ? window.JudgeRender.markdown(text) : "";
