@@ -52,3 +52,26 @@ def f():
 '''
     flagged = [number for number, text in _prose(source) if TIMING.search(text)]
     assert sorted(flagged) == [1, 2]
+
+
+# A review round's number tells a later reader nothing: a test and a comment name the attack.
+ROUND = re.compile(r"\bround\s*\d+|\bthe round's\b", re.IGNORECASE)
+
+
+def test_tests_and_comments_name_the_attack_not_the_round() -> None:
+    named = [path.name for path in (REPO / "tests").rglob("*.py") if ROUND.search(path.stem)]
+    assert not named, f"named after a round, not what they test: {named}"
+    # tests/solutions/ holds learners' submissions (some do not even compile), not our prose.
+    files = [
+        path
+        for folder in (*PACKAGES, "tests")
+        for path in (REPO / folder).rglob("*.py")
+        if "solutions" not in path.relative_to(REPO).parts
+    ]
+    cited = [
+        f"{path.relative_to(REPO)}:{number}: {text.strip()}"
+        for path in files
+        for number, text in _prose(path.read_text())
+        if ROUND.search(text)
+    ]
+    assert not cited, "\n".join(cited)

@@ -1,8 +1,8 @@
 """Against the real judge: CPython C code that runs learner code while it
 holds a length or a borrowed reference (a list's slice assignment, itertools' zip_longest,
 islice and count), a generator's delegate closed inside C code (``yield from``), and standard
-classes compared through methods a subclass overrides (Fraction, deque, Counter). Reproducers:
-the round's ``F1_*`` to ``F5_*``; see hostile.py for the harness.
+classes compared through methods a subclass overrides (Fraction, deque, Counter). Each attack is
+written out as it crashed before its fix (see hostile.py for the harness).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def first_output(judge: Judge, body: str, module: str = "") -> str:
     return output
 
 
-# -- F4: yield from closes a learner object inside the C code that drops the generator ------
+# -- yield from closes a learner object inside the C code that drops the generator ------------
 
 YIELD_FROM_CLOSE = """
 class Inner:
@@ -69,7 +69,7 @@ def test_a_written_out_delegation_still_works(hostile_judge: Judge) -> None:
     assert first_output(hostile_judge, "print(list(outer(3)))", module) == "[0, 1, 2]\n"
 
 
-# -- F1: a slice of a list assigned from a learner iterator that shrinks the list -----------
+# -- a slice of a list assigned from a learner iterator that shrinks the list -----------------
 
 # CPython computes an extended slice from the list's length, then converts the value, running
 # the iterator; an iterator that empties the list made the C code write past its end
@@ -118,7 +118,7 @@ def test_a_slice_assignment_never_sees_the_list_shrink(
 
 
 def test_a_shrinking_iterator_cannot_write_into_other_lists(hostile_judge: Judge) -> None:
-    # The round's reproducer: the C code's writes past the shrunk list landed in the arrays of
+    # The attack: the C code's writes past the shrunk list landed in the arrays of
     # the lists allocated next.
     module = """
         class Shrinking:
@@ -193,7 +193,7 @@ def test_slices_of_lists_still_take_any_iterable(hostile_judge: Judge) -> None:
     assert output == "[0, 10, 20, 4, 5, 'x'] [1, 7, 2, 3] [5, 2, 6] kept 13\n", output
 
 
-# -- F3: itertools' zip_longest and islice re-entered by the learner's __next__ -------------
+# -- itertools' zip_longest and islice re-entered by the learner's __next__ -------------------
 
 ZIP_LONGEST_UAF = """
 class Reenter:
@@ -239,7 +239,7 @@ def test_zip_longest_and_islice_are_not_available(hostile_judge: Judge, code: st
     assert_first_case_stopped(report, Verdict.runtime_error, "is not available in the judge")
 
 
-# -- F2: itertools.count adding a learner step object --------------------------------------
+# -- itertools.count adding a learner step object ---------------------------------------------
 
 COUNT_STEP = """
 class Step:
@@ -280,7 +280,7 @@ def test_itertools_still_counts_numbers(hostile_judge: Judge) -> None:
     assert output == "[('a', 0), ('b', 1)] [2.5, 2.5] 3.0 [(0, 10), (1, 9)] [1, 2] [1, 2]\n"
 
 
-# -- F5: standard classes compared through methods a subclass overrides --------------------
+# -- standard classes compared through methods a subclass overrides ---------------------------
 
 COMPARED_SUBCLASSES = {
     "a Fraction subclass": (
@@ -318,7 +318,7 @@ def test_standard_classes_compared_in_c_keep_their_reads(hostile_judge: Judge, n
 
 
 def test_the_fraction_property_in_a_list_comparison_is_refused(hostile_judge: Judge) -> None:
-    # The round's reproducer: Fraction.__eq__ read the subclass's property from inside
+    # The attack: Fraction.__eq__ read the subclass's property from inside
     # list_richcompare, which holds borrowed pointers to both items.
     module = """
         import fractions

@@ -1,8 +1,8 @@
 """Against the real judge: borrowed references in CPython's C code (functools'
-key objects, list comparison), writes into object arrays through augmented assignment, containers
-the operand rule did not look into, numpy's scalar classes, a standard ABC's registry, and the
-addresses that hash() leaked (reproducers: the round's ``uaf_*``, ``objarray_write``,
-``operand_subclass``, ``numpy_class_unguarded``; see hostile.py for the harness).
+key objects, list comparison) freed by a learner's comparison, writes into object arrays through
+augmented assignment, containers the operand rule did not look into, numpy's scalar classes, a
+standard ABC's registry, and the addresses that hash() leaked. Each attack is written out as it
+crashed or escaped before its fix (see hostile.py for the harness).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from tests.sandbox.hostile import (
 
 # -- functools.cmp_to_key: borrowed references handed to the learner's comparison ------------
 
-# The round's crash: next(generator, key) as the comparison, and a generator that frees the
+# The crash: next(generator, key) as the comparison, and a generator that frees the
 # other key (KeyWrapper.obj was writable) before next() takes a reference to it.
 CMP_TO_KEY_UAF = """
     import functools

@@ -13,7 +13,7 @@ from tests.sandbox.hostile import assert_first_case_stopped, grade, on_first_cas
 
 RAW_BUFFER = "the raw buffer (.data) of a numpy value is not available"
 
-# The round's reproducer: the pointers of an object array as writable bytes.
+# The attack: the pointers of an object array as writable bytes.
 POINTERS = """
 MV = type(np.zeros(1).data)
 a = np.array([None, "secret", 1.5], dtype=object)
@@ -40,7 +40,7 @@ def test_a_numpy_values_raw_buffer_is_refused(hostile_judge: Judge, reach: str) 
     assert_first_case_stopped(report, Verdict.runtime_error, RAW_BUFFER, "tolist()")
 
 
-def test_the_rounds_reproducer_stops_at_the_buffer(hostile_judge: Judge) -> None:
+def test_overwriting_an_object_arrays_pointers_stops_at_the_buffer(hostile_judge: Judge) -> None:
     report, _ = grade(hostile_judge, on_first_case(POINTERS))
     assert_first_case_stopped(report, Verdict.runtime_error, RAW_BUFFER)
 
