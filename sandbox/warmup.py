@@ -7,12 +7,13 @@ and no child pays for a first call.
 
 from __future__ import annotations
 
+import gc
 import json
 import unicodedata  # noqa: F401  (the parser imports it for non-ASCII names: α = 0.5)
 
 import numpy as np
 
-from sandbox import values
+from sandbox import heap, values
 from sandbox.child import rehearse
 from sandbox.policy import Policy, compile_learner
 
@@ -52,3 +53,5 @@ def warm_up(policy: Policy) -> None:
     values.tag((np.int64(1), [1.0], np.zeros(2)))
     rehearse(policy, with_helpers=True)
     rehearse(policy)
+    gc.collect()  # the warm-up's garbage freed first, or its chunks would be holes again
+    heap.fill_holes()  # children allocate from fresh pages, not the zygote's scattered holes
