@@ -118,7 +118,7 @@ FLOOR_BOOTSTRAP = (
 
 def fork_floor(exercise: Exercise, grades: int) -> dict[str, Any]:
     """This machine's floor: a fork of a warm interpreter running the trusted reference
-    solution on the cases, unconfined and unchecked (see sandbox/floor.py)."""
+    solution on the cases, unconfined and unchecked (see bench/floor.py)."""
     job = {**exercise.job(exercise.solution_code).document(), "grades": grades}
     completed = subprocess.run(
         [sys.executable, *INTERPRETER_FLAGS, "-c", FLOOR_BOOTSTRAP, PROJECT_ROOT],

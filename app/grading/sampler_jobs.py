@@ -2,7 +2,7 @@
 
 Each input's trials are cut into chunks (its first look alone first), packed into jobs of at
 most ``distribution_jobs.CHUNK_TRIALS`` calls, a case per chunk, run by the judge's own driver
-(``app/sampler_driver.py``) in the learner's confined child. A chunk's generator is seeded
+(``app/grading/sampler_driver.py``) in the learner's confined child. A chunk's generator is seeded
 apart from the others', so the added counts are those of one run of all the input's trials.
 The second stage runs the rest of an input's trials only when its look did not settle it.
 """
