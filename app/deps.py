@@ -1,11 +1,15 @@
 """Request dependencies: what the routes need from ``app.state``, and the capped body reader.
 
 They are ``async`` although they never await: FastAPI runs a plain ``def`` dependency in a
-worker thread, a hop that cost more than everything else in a request.
+worker thread, a hop that cost more than everything else in a request. The two grading routes
+take one dependency each (``GradingDep``, ``CustomGradingDep``) that reads ``app.state`` itself:
+FastAPI's own work per dependency, paid on every request, was a large part of a grade's CPU in
+the web process.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, TypeVar
 
 from fastapi import Depends, Path, Request
@@ -24,6 +28,7 @@ from app.errors import (
 )
 from app.grading import Judge
 from app.history import History
+from app.learners import SCOPE_KEY, Learner
 from app.schemas import CustomRun, Submission
 
 
@@ -49,19 +54,24 @@ JudgeDep = Annotated[Judge, Depends(get_judge)]
 HistoryDep = Annotated[History | None, Depends(get_history)]
 
 
-async def get_exercise(
-    exercise_id: Annotated[
-        str,
-        Path(description="The exercise's slug, as `GET /api/exercises` lists it."),
-    ],
-    catalog: CatalogDep,
-) -> Exercise:
+ExerciseId = Annotated[
+    str,
+    Path(description="The exercise's slug, as `GET /api/exercises` lists it."),
+]
+
+
+def exercise_named(catalog: Catalog, exercise_id: str) -> Exercise:
     """The exercise named in the path, or 404."""
     exercise = catalog.get(exercise_id)
     if exercise is None:
         shown = exercise_id if len(exercise_id) <= 80 else exercise_id[:80] + "..."
         raise NotFound(f"No exercise with id {shown!r}.")
     return exercise
+
+
+async def get_exercise(exercise_id: ExerciseId, catalog: CatalogDep) -> Exercise:
+    """The exercise named in the path, or 404."""
+    return exercise_named(catalog, exercise_id)
 
 
 ExerciseDep = Annotated[Exercise, Depends(get_exercise)]
@@ -112,19 +122,47 @@ async def _read_code_body(
     return parsed
 
 
-async def get_submission(
-    request: Request, settings: SettingsDep, exercise: ExerciseDep
-) -> Submission:
-    """The submission body (code and mode)."""
-    return await _read_code_body(request, settings, exercise, Submission)
+def grading_learner(request: Request) -> Learner | None:
+    """The learner a grade is recorded for: the cookie's, or the one just made for this grade
+    (its cookie goes back with the report), so a first grade is not left out of their list."""
+    learner = request.scope.get(SCOPE_KEY)
+    return learner if isinstance(learner, Learner) else None
 
 
-async def get_custom_run(
-    request: Request, settings: SettingsDep, exercise: ExerciseDep
-) -> CustomRun:
-    """The custom-input body (code and input); the input itself is checked by the judge."""
-    return await _read_code_body(request, settings, exercise, CustomRun)
+@dataclass(frozen=True)
+class Grading:
+    """What the submissions route needs; the exercise (404) is found before the body is read
+    (403, 413, 422), as with the separate dependencies."""
+
+    exercise: Exercise
+    submission: Submission
+    judge: Judge
+    history: History | None
+    learner: Learner | None
 
 
-SubmissionDep = Annotated[Submission, Depends(get_submission)]
-CustomRunDep = Annotated[CustomRun, Depends(get_custom_run)]
+@dataclass(frozen=True)
+class CustomGrading:
+    """What the custom-input route needs, found in the same order."""
+
+    exercise: Exercise
+    body: CustomRun
+    judge: Judge
+
+
+async def get_grading(exercise_id: ExerciseId, request: Request) -> Grading:
+    state = request.app.state
+    exercise = exercise_named(state.catalog, exercise_id)
+    submission = await _read_code_body(request, state.settings, exercise, Submission)
+    return Grading(exercise, submission, state.judge, state.history, grading_learner(request))
+
+
+async def get_custom_grading(exercise_id: ExerciseId, request: Request) -> CustomGrading:
+    state = request.app.state
+    exercise = exercise_named(state.catalog, exercise_id)
+    body = await _read_code_body(request, state.settings, exercise, CustomRun)
+    return CustomGrading(exercise, body, state.judge)
+
+
+GradingDep = Annotated[Grading, Depends(get_grading)]
+CustomGradingDep = Annotated[CustomGrading, Depends(get_custom_grading)]

@@ -43,6 +43,7 @@ log = logging.getLogger("judge.storage")
 BACKLOG = 10_000
 BACKLOG_BYTES = 64 * 1024 * 1024  # rows may carry a learner's source, up to its size cap each
 BATCH = 256
+GATHER_S = 0.05  # how long the writer lets rows gather before a write (the history lags by it)
 CLOSE_TIMEOUT_S = 10
 RETRY_FIRST_S = 0.25
 RETRY_MAX_S = 5.0
@@ -293,9 +294,17 @@ class History:
         delay = RETRY_FIRST_S
         batch: list[Row] = []
         while True:
+            if not batch:
+                with self._cond:
+                    self._cond.wait_for(lambda: self._rows or self._stopping or self._spool_work())
+                    gather = not self._stopping and len(self._rows) < BATCH
+                if gather:
+                    # Outside the lock and not waiting on it: the grades recorded meanwhile wake
+                    # no thread and go in the same transaction. One wake-up and one transaction
+                    # per grade made the history the web process's second-costliest thread.
+                    time.sleep(GATHER_S)
             with self._cond:
                 if not batch:
-                    self._cond.wait_for(lambda: self._rows or self._stopping or self._spool_work())
                     batch = [self._rows.popleft() for _ in range(min(BATCH, len(self._rows)))]
                     self._bytes -= sum(map(_row_bytes, batch))
                     self._taken = len(batch)

@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path as FsPath
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Path
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from app.catalog import Catalog, Exercise
-from app.deps import CatalogDep, CustomRunDep, ExerciseDep, HistoryDep, JudgeDep, SubmissionDep
+from app.deps import CatalogDep, CustomGradingDep, ExerciseDep, GradingDep, HistoryDep, JudgeDep
 from app.errors import NotFound, code_over_cap, no_such_hint
-from app.learners import SCOPE_KEY, Learner
 from app.schemas import (
     CasePublic,
     CustomRun,
@@ -36,16 +35,6 @@ from app.schemas import (
 )
 
 STATIC_DIR = FsPath(__file__).resolve().parent / "static"
-
-
-async def get_grading_learner(request: Request) -> Learner | None:
-    """The learner a grade is recorded for: the cookie's, or the one just made for this grade
-    (its cookie goes back with the report), so a first grade is not left out of their list."""
-    learner = request.scope.get(SCOPE_KEY)
-    return learner if isinstance(learner, Learner) else None
-
-
-LearnerDep = Annotated[Learner | None, Depends(get_grading_learner)]
 
 
 def exercise_summary(exercise: Exercise) -> ExerciseSummary:
@@ -208,15 +197,15 @@ async def get_exercise(exercise: ExerciseDep) -> ExercisePublic:
         },
     },
 )
-async def submit(
-    exercise: ExerciseDep,
-    submission: SubmissionDep,
-    judge: JudgeDep,
-    history: HistoryDep,
-    learner: LearnerDep,
-) -> Response:
+async def submit(grading: GradingDep) -> Response:
+    exercise, submission, history, learner = (
+        grading.exercise,
+        grading.submission,
+        grading.history,
+        grading.learner,
+    )
     mode = Mode(submission.mode)
-    report = await judge.grade_async(exercise, submission.code, mode, submission.seed)
+    report = await grading.judge.grade_async(exercise, submission.code, mode, submission.seed)
     if history is not None:
         # Only enqueues: never blocks. Stored under the hash of the learner's id, never the id.
         history.record(exercise.id, report, submission.code, learner.hash if learner else None)
@@ -248,8 +237,9 @@ async def submit(
         503: _error("Saturated: retry after Retry-After seconds.", "The judge is busy."),
     },
 )
-async def run_custom(exercise: ExerciseDep, body: CustomRunDep, judge: JudgeDep) -> Response:
-    report = await judge.run_custom_async(exercise, body.code, body.input)
+async def run_custom(grading: CustomGradingDep) -> Response:
+    body = grading.body
+    report = await grading.judge.run_custom_async(grading.exercise, body.code, body.input)
     return Response(report.model_dump_json(), media_type="application/json")
 
 

@@ -1,4 +1,4 @@
-"""``python -m bench sandbox|loadtest|classroom|submit|guards|child|checks [options]``: the
+"""``python -m bench sandbox|loadtest|classroom|submit|guards|child|checks|stages [options]``: the
 benchmarks."""
 
 from __future__ import annotations
@@ -15,13 +15,18 @@ def main(argv: list[str]) -> int:
         from bench import check_cost
 
         return check_cost.main(argv[1:])
+    if argv[:1] == ["stages"]:  # a grade's CPU by stage: web, zygote, child (bench/stages.py)
+        from bench import stages
+
+        return stages.main(argv[1:])
     if argv[:1] == ["child"]:  # a confined child's cost per job, by its size (bench/child_cost.py)
         from bench import child_cost
 
         return child_cost.main(argv[1:])
     if not argv or argv[0] not in ("sandbox", "loadtest", "classroom", "submit"):
         print(
-            "usage: python -m bench sandbox|loadtest|classroom|submit|guards|child|checks [options]"
+            "usage: python -m bench"
+            " sandbox|loadtest|classroom|submit|guards|child|checks|stages [options]"
             "  (--help after any)"
         )
         return 2
