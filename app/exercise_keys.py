@@ -27,6 +27,17 @@ TOP_LEVEL = (
     "hints",
     "theory",
 )
+# [custom]: the caps of a learner's own input (app/grading/custom_caps.py reads them).
+CUSTOM_KEYS = (
+    "max_length",
+    "max_elements",
+    "items",
+    "distributions",
+    "scalars",
+    "ndim",
+    "nonempty",
+    "probabilities",
+)
 # Each table and its keys (None: its keys are the exercise's own names, e.g. parameters).
 TABLES: Mapping[str, tuple[str, ...] | None] = {
     "parameters": None,
@@ -34,16 +45,7 @@ TABLES: Mapping[str, tuple[str, ...] | None] = {
     "compare": ("rel_tol", "abs_tol", "allow_nonfinite"),
     "submit": ("random_cases",),
     "limits": tuple(field.name for field in dataclasses.fields(Limits)),
-    "custom": (
-        "max_length",
-        "max_elements",
-        "items",
-        "distributions",
-        "scalars",
-        "ndim",
-        "nonempty",
-        "probabilities",
-    ),
+    "custom": CUSTOM_KEYS,
     "feedback": ("extra", "missing", "differs", "empty"),
     "distribution": ("pairs", "hints", "words"),
     "sampler": ("inputs", "hints", "lesson"),

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.exercise_keys import CUSTOM_KEYS
 from sandbox import SNAPSHOT_ITEMS
 
 # Custom inputs: the longest list or array dimension, and every number of an input together.
@@ -59,16 +60,7 @@ class InputCaps:
 def read_caps(raw: Any, parameters: dict[str, str]) -> InputCaps:
     """An exercise.toml's ``[custom]`` table as the caps of its learners' own inputs; raises
     CapsError saying what is wrong (the catalog adds the file's name)."""
-    keys = {
-        "max_length",
-        "max_elements",
-        "items",
-        "distributions",
-        "scalars",
-        "ndim",
-        "nonempty",
-        "probabilities",
-    }
+    keys = set(CUSTOM_KEYS)
     _require(isinstance(raw, dict) and set(raw) <= keys, f"[custom] may only set {sorted(keys)}")
     for key in ("max_length", "max_elements"):
         value = raw.get(key, 1)
