@@ -21,9 +21,9 @@ from typing import Any
 
 def main() -> None:
     import sandbox.zygote  # noqa: F401  (the zygote's imports: same heap size, same fork cost)
-    from sandbox import protocol, values
+    from sandbox import framing, values
 
-    job = protocol.FrameReader().feed(sys.stdin.buffer.read())[0]
+    job = framing.FrameReader().feed(sys.stdin.buffer.read())[0]
     grades = int(job.get("grades", 200))
     namespace: dict[str, Any] = {}
     exec(compile(job["helpers"] + "\n" + job["code"], "reference.py", "exec"), namespace)

@@ -13,14 +13,15 @@ from typing import Any
 
 
 def main() -> None:
-    from sandbox import protocol
+    from sandbox import framing, protocol
     from sandbox.child import run_job
     from sandbox.confine import Confinement, default_read_paths
+    from sandbox.job import Job
     from sandbox.mailbox import Mailbox
     from sandbox.policy import Policy
-    from sandbox.protocol import Job
+    from sandbox.results import SetupFailure, SetupKind
 
-    reader = protocol.FrameReader()
+    reader = framing.FrameReader()
     messages: list[dict[str, Any]] = []
     while not messages:
         data = os.read(0, 1 << 20)
@@ -36,15 +37,15 @@ def main() -> None:
     if pid:
         _, status = os.waitpid(pid, 0)
         for message in reply.messages():
-            os.write(1, protocol.encode(message))
+            os.write(1, framing.encode(message))
         os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
     os.setsid()
     layers = confinement.apply(limits, keep_fds=[])
-    reply.send({"t": "hello", "layers": dict(layers, policy=True)})
+    reply.send(protocol.Hello(dict(layers, policy=True)))
     try:
         run_job(job, reply, policy, 0)
     except BaseException as exc:  # noqa: BLE001 - report, never hide
-        reply.send({"t": "setup", "kind": "crashed", "message": repr(exc), "line": None})
+        reply.send(SetupFailure(SetupKind.crashed, repr(exc)))
     os._exit(0)
 
 

@@ -30,9 +30,9 @@ from app.grading.reports import build_report
 from app.schemas import Report, Status
 from bench.cpu import tree_cpu_seconds
 from bench.stats import percentile
-from sandbox import protocol
+from sandbox import framing, protocol
 from sandbox.pool import INTERPRETER_FLAGS, PROJECT_ROOT, zygote_environment
-from sandbox.protocol import RunResult
+from sandbox.results import RunResult, SetupFailure
 
 # A learner reads a result before running again; 20 ms is far shorter than that, and enough
 # for the pool to have a confined child ready.
@@ -94,20 +94,19 @@ def fresh_grade(exercise: Exercise, code: str) -> Report:
     job = exercise.job(code).document()
     completed = subprocess.run(
         [sys.executable, *INTERPRETER_FLAGS, "-c", FRESH_BOOTSTRAP, PROJECT_ROOT],
-        input=protocol.encode(job),
+        input=framing.encode(job),
         capture_output=True,
         env=zygote_environment(),
         timeout=60,
         check=False,
     )
     result = RunResult()
-    for message in protocol.FrameReader().feed(completed.stdout):
-        if message.get("t") == "case":
-            result.cases.append(protocol.parse_case(message, exercise.limits.output_bytes))
-        elif message.get("t") == "setup":
-            result.setup = protocol.parse_setup(
-                {k: message.get(k) for k in ("kind", "message", "line")}
-            )
+    for raw in framing.FrameReader().feed(completed.stdout):
+        message = protocol.parse_reply(raw, exercise.limits.output_bytes)
+        if isinstance(message, protocol.CaseReport):
+            result.cases.append(message.run)
+        elif isinstance(message, SetupFailure):
+            result.setup = message
     return build_report(exercise, result, (time.perf_counter() - started) * 1000)
 
 
@@ -122,7 +121,7 @@ def fork_floor(exercise: Exercise, grades: int) -> dict[str, Any]:
     job = {**exercise.job(exercise.solution_code).document(), "grades": grades}
     completed = subprocess.run(
         [sys.executable, *INTERPRETER_FLAGS, "-c", FLOOR_BOOTSTRAP, PROJECT_ROOT],
-        input=protocol.encode(job),
+        input=framing.encode(job),
         capture_output=True,
         env=zygote_environment(),
         timeout=300,

@@ -14,14 +14,13 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the same names, for type checkers (at run time they load on first use)
+    from sandbox.job import Job, RandomMode
     from sandbox.limits import SNAPSHOT_ITEMS, SNAPSHOT_TEXT, Limits
     from sandbox.pool import Pool, PoolSaturated, SandboxUnavailable
-    from sandbox.protocol import (
+    from sandbox.results import (
         CaseRun,
         ErrorInfo,
-        Job,
         Outcome,
-        RandomMode,
         RunResult,
         SetupFailure,
         SetupKind,
@@ -34,14 +33,14 @@ _HOMES = {
     "Pool": "sandbox.pool",
     "PoolSaturated": "sandbox.pool",
     "SandboxUnavailable": "sandbox.pool",
-    "CaseRun": "sandbox.protocol",
-    "ErrorInfo": "sandbox.protocol",
-    "Job": "sandbox.protocol",
-    "Outcome": "sandbox.protocol",
-    "RandomMode": "sandbox.protocol",
-    "RunResult": "sandbox.protocol",
-    "SetupFailure": "sandbox.protocol",
-    "SetupKind": "sandbox.protocol",
+    "CaseRun": "sandbox.results",
+    "ErrorInfo": "sandbox.results",
+    "Job": "sandbox.job",
+    "Outcome": "sandbox.results",
+    "RandomMode": "sandbox.job",
+    "RunResult": "sandbox.results",
+    "SetupFailure": "sandbox.results",
+    "SetupKind": "sandbox.results",
 }
 __all__ = [
     "CaseRun",

@@ -13,11 +13,11 @@ import os
 import signal
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
-from sandbox import protocol
+from sandbox import framing, protocol
 from sandbox.limits import Limits
-from sandbox.protocol import CaseRun, ErrorInfo, Outcome, RunResult, SetupFailure, SetupKind
+from sandbox.protocol import AttemptReport, CaseReport, End, Hello, Ready
+from sandbox.results import CaseRun, ErrorInfo, Outcome, RunResult, SetupFailure, SetupKind
 
 # How a child stopped before its cases, as the set-up failure the host words.
 SETUP_KIND = {
@@ -25,34 +25,6 @@ SETUP_KIND = {
     Outcome.memory: SetupKind.memory,
     Outcome.output: SetupKind.output,
 }
-
-
-@dataclass
-class AttemptReport:
-    """What the zygote says about one child it stopped or saw exit (trusted: it is ours)."""
-
-    first_case: int
-    status: int
-    running: int  # the case the child claimed to be running (-1: none)
-    timed_out: bool
-    overflowed: bool
-    elapsed_ms: float
-    cpu_ms: float
-
-    @classmethod
-    def parse(cls, header: dict[str, Any]) -> AttemptReport:
-        try:
-            return cls(
-                first_case=int(header["first_case"]),
-                status=int(header["status"]),
-                running=int(header["running"]),
-                timed_out=bool(header["timed_out"]),
-                overflowed=bool(header["overflowed"]),
-                elapsed_ms=float(header["elapsed_ms"]),
-                cpu_ms=float(header["cpu_ms"]),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise protocol.ProtocolError(f"bad attempt report: {exc}") from None
 
 
 @dataclass
@@ -86,7 +58,7 @@ class JobRecord:
         try:
             ready, ended = self._digest(report.first_case, mailbox)
             broken = None
-        except protocol.ProtocolError as exc:
+        except framing.ProtocolError as exc:
             ready, ended, broken = False, False, str(exc)
         if self.setup is not None or ended:
             return None
@@ -137,27 +109,25 @@ class JobRecord:
 
     def _digest(self, first_case: int, mailbox: bytes) -> tuple[bool, bool]:
         """Apply one child's messages in order: (reached its cases, reported them all)."""
-        reader = protocol.FrameReader(max_frame=self.limits.reply_bytes)
+        reader = framing.FrameReader(max_frame=self.limits.reply_bytes)
         ready = False
         expected = first_case
-        for message in reader.feed(mailbox):
-            kind = message.get("t")
-            if kind == "hello":
-                self.layers = protocol.parse_layers(message.get("layers"))
-            elif kind == "setup" and not ready:
-                self.setup = protocol.parse_setup(
-                    {key: message.get(key) for key in ("kind", "message", "line", "found")}
-                )
-                return False, True
-            elif kind == "ready" and not ready:
-                ready = True
-            elif kind == protocol.CASE and ready and message.get("case") == expected:
-                self.cases[expected] = protocol.parse_case(message, self.limits.output_bytes)
+        for raw in reader.feed(mailbox):
+            message = protocol.parse_reply(raw, self.limits.output_bytes)
+            if isinstance(message, CaseReport) and ready and message.index == expected:
+                self.cases[expected] = message.run
                 expected += 1
-            elif kind == "end" and ready and expected == self.total:
+            elif isinstance(message, Hello):
+                self.layers = dict(message.layers)
+            elif isinstance(message, SetupFailure) and not ready:
+                self.setup = message
+                return False, True
+            elif isinstance(message, Ready) and not ready:
+                ready = True
+            elif isinstance(message, End) and ready and expected == self.total:
                 return True, True
             else:
-                raise protocol.ProtocolError(f"unexpected message {kind!r}")
+                raise framing.ProtocolError(f"unexpected message {raw.get('t')!r}")
         return ready, False
 
     def result(self) -> RunResult:

@@ -11,7 +11,6 @@ import builtins
 import json
 import linecache
 import os
-import select
 import sys
 import time
 import traceback
@@ -21,7 +20,8 @@ from typing import Any, NoReturn
 import numpy as np
 
 from sandbox import values
-from sandbox.limits import Limits
+from sandbox.framing import READ_CHUNK, FrameReader, split_body
+from sandbox.job import DRIVER_FILENAME, TRACE_FILENAME, Job, RandomMode
 from sandbox.mailbox import Mailbox
 from sandbox.policy import (
     HELPERS_FILENAME,
@@ -30,18 +30,8 @@ from sandbox.policy import (
     Policy,
     compile_learner,
 )
-from sandbox.protocol import (
-    DRIVER_FILENAME,
-    READ_CHUNK,
-    TRACE_FILENAME,
-    FrameReader,
-    Job,
-    Outcome,
-    RandomMode,
-    case_record,
-    encode,
-    split_body,
-)
+from sandbox.protocol import END, READY, Assignment, CaseReport, parse_assignment
+from sandbox.results import CaseRun, ErrorInfo, Outcome, SetupFailure, SetupKind
 
 LEARNER_FILES = (LEARNER_FILENAME, HELPERS_FILENAME)
 # The legacy global state is set to this before each call, so a solution that forgets to seed
@@ -88,7 +78,7 @@ class Capture:
         return "".join(self.parts)
 
 
-def learner_error(exc: BaseException) -> dict[str, Any]:
+def learner_error(exc: BaseException) -> ErrorInfo:
     """The exception as the learner should see it: type, message, their own lines only."""
     frames = [
         frame
@@ -105,7 +95,7 @@ def learner_error(exc: BaseException) -> dict[str, Any]:
         message = str(exc)
     except BaseException:  # a learner __str__ may raise anything, SystemExit included
         message = "<unprintable message>"
-    return {"type": type(exc).__name__, "message": message[:2000], "line": line, "trace": trace}
+    return ErrorInfo(type(exc).__name__, message[:2000], line, trace)
 
 
 def _source_lines(source: str, filename: str) -> None:
@@ -114,8 +104,8 @@ def _source_lines(source: str, filename: str) -> None:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
 
-def receive_assignment(fd: int) -> tuple[dict[str, Any], Job]:
-    """Block until the zygote sends this spare child its one job: (routing header, job)."""
+def receive_assignment(fd: int) -> tuple[Assignment, Job]:
+    """Block until the zygote sends this spare child its one job: (where to start, job)."""
     reader = FrameReader()
     while True:
         data = os.read(fd, READ_CHUNK)
@@ -124,12 +114,12 @@ def receive_assignment(fd: int) -> tuple[dict[str, Any], Job]:
         payloads = reader.feed_raw(data)
         if payloads:
             header, body = split_body(payloads[0])
-            return header, Job.from_document(json.loads(body))
+            return parse_assignment(header), Job.from_document(json.loads(body))
 
 
 def _abandon_setup(reply: Mailbox) -> Callable[[Capture], NoReturn]:
     def abandon(capture: Capture) -> NoReturn:
-        reply.send({"t": "setup", "kind": "output", "message": "", "line": None})
+        reply.send(SetupFailure(SetupKind.output, ""))
         os._exit(0)
 
     return abandon
@@ -137,140 +127,11 @@ def _abandon_setup(reply: Mailbox) -> Callable[[Capture], NoReturn]:
 
 def _abandon_case(reply: Mailbox, index: int) -> Callable[[Capture], NoReturn]:
     def abandon(capture: Capture) -> NoReturn:
-        reply.send(case_record(index, "output", output=capture.text(), output_truncated=True))
+        run = CaseRun(Outcome.output, output=capture.text(), output_truncated=True)
+        reply.send(CaseReport(index, run))
         os._exit(0)
 
     return abandon
-
-
-class _JobArrived(Exception):
-    """A job came while the spare rehearsed: the rest of the rehearsal would only delay it."""
-
-
-class _Rehearsal:
-    """Stands in for the mailbox while a spare rehearses: encodes every message, keeps none.
-
-    With ``job_fd``, it looks at every message and case whether the real job has come, and
-    stops the rehearsal if so (at a point between cases, where the real job sets everything
-    again): under load, a job waited for the whole rehearsal to end."""
-
-    def __init__(self, job_fd: int | None = None) -> None:
-        self.job_fd = job_fd
-
-    def send(self, message: dict[str, Any]) -> None:
-        encode(message)
-        self.stop_if_job_arrived()
-
-    def start_case(self, index: int) -> None:
-        self.stop_if_job_arrived()
-
-    def stop_if_job_arrived(self) -> None:
-        if self.job_fd is not None and select.select([self.job_fd], [], [], 0)[0]:
-            raise _JobArrived
-
-
-# Two rehearsals, for the two shapes of the exercises' jobs. The plain one: list arguments and
-# numpy's legacy global state. The one with helpers: list, ndarray and value arguments, a scripted
-# and a seeded generator, helpers compiled by the policy. Both start from the job's JSON document,
-# as a real job does. Only our own code, on inputs of our own. (A trusted driver calling the step,
-# as the distribution check does, made the rehearsal longer and saved a one-trial check job
-# nothing measurable: left out.)
-REHEARSAL_SOURCE = (
-    "import numpy as np\n"
-    "def f(a, b):\n"
-    "    out = []\n"
-    "    for i in range(len(a)):\n"
-    "        r = np.random.uniform()\n"
-    "        if r < min(1.0, b[i] / a[i]):\n"
-    "            out.append(i)\n"
-    "        else:\n"
-    "            break\n"
-    "    print(f'{out}')\n"
-    "    return out, len(out)\n"
-)
-REHEARSAL_JOB = Job(
-    code=REHEARSAL_SOURCE,
-    entry_point="f",
-    cases=({"a": [0.5, 0.5], "b": [0.25, 0.5]}, {"a": [0.125], "b": [0.5]}),
-    parameters={"a": "list", "b": "ndarray"},
-    limits=Limits(output_bytes=1024),
-    random_mode=RandomMode.global_state,
-)
-REHEARSAL_HELPERS = (
-    "import numpy as np\n"
-    "def pick(weights, rng):\n"
-    "    running = np.cumsum(np.asarray(weights, dtype=float))\n"
-    "    token = int(np.searchsorted(running, rng.random(), side='right'))\n"
-    "    return min(token, int(np.flatnonzero(weights > 0)[-1]))\n"
-)
-REHEARSAL_HELPERS_SOURCE = (
-    "import numpy as np\n"
-    "def f(a, b, p, n, rng):\n"
-    "    np.random.seed(n)\n"
-    "    out = []\n"
-    "    for i in range(len(a)):\n"
-    "        if np.random.uniform() < 2 and rng.random() < min(1.0, b[i] / a[i]):\n"
-    "            out.append(i)\n"
-    "        else:\n"
-    "            break\n"
-    "    rest = np.maximum(p[0] - p[-1], 0.0)\n"
-    "    out.append(pick(rest / rest.sum(), rng))\n"
-    "    print(f'{out}')\n"
-    "    return out, len(out), p[0, 1]\n"
-)
-REHEARSAL_P = [[0.5, 0.25, 0.25], [0.25, 0.5, 0.25]]
-REHEARSAL_HELPERS_JOB = Job(
-    code=REHEARSAL_HELPERS_SOURCE,
-    entry_point="f",
-    cases=(
-        {"a": [0.5, 0.5], "b": [0.25, 0.5], "p": REHEARSAL_P, "n": 1, "rng": {"seed": 2}},
-        {"a": [0.125], "b": [0.5], "p": REHEARSAL_P, "n": 3, "rng": {"scripted": [0.5, 0.75]}},
-    ),
-    parameters={"a": "list", "b": "ndarray", "p": "ndarray", "n": "value", "rng": "rng"},
-    limits=Limits(output_bytes=1024),
-    random_mode=RandomMode.generator,
-    rng_argument="rng",
-    helpers=REHEARSAL_HELPERS,
-)
-# As a job arrives: its document's JSON, read by the real job's reader.
-REHEARSAL_BODIES = {False: REHEARSAL_JOB.body(), True: REHEARSAL_HELPERS_JOB.body()}
-# The helpers, compiled once by the zygote's warm-up (its first rehearsal), as the zygote
-# compiles an exercise's: a spare then compiles only the job's own source.
-_REHEARSAL_COMPILED: dict[str, Any] = {}
-
-
-def rehearse(policy: Policy, job_fd: int | None = None, with_helpers: bool = False) -> None:
-    """Run a small job through the real harness before the real one arrives.
-
-    A spare child shares its memory with the zygote; the first write to each page costs a
-    copy. Rehearsing while idle pays those copies ahead of time, off the grading path. The
-    rehearsal compiles its source too, as a real job with a new source does (it lowered the p50
-    of unique sources at light load: docs/performance.md). It runs only our own
-    code, and everything it sets the real job sets again. With ``job_fd`` (a spare's), it
-    stops as soon as the real job is there to be read.
-
-    ``with_helpers`` rehearses the job with helpers, arrays and generators (the zygote asks for
-    it when its last job came with an exercise's helpers): a resample job's child then costs
-    less, but the rehearsal costs more than that, which only idle cores can spare (on verify's
-    jobs it saved nothing and cost throughput at full load).
-    """
-    compiled = _REHEARSAL_COMPILED
-    if not compiled:
-        compiled[HELPERS_FILENAME] = compile_learner(REHEARSAL_HELPERS, HELPERS_FILENAME)
-    # A job whose random mode is not the legacy global state never seeds it, and a learner's
-    # step may draw from it all the same (a mistake a report shows): a spare hands its job the
-    # state the zygote left, whichever rehearsal it ran and wherever that stopped.
-    legacy = np.random.get_state() if job_fd is not None else None
-    mailbox = _Rehearsal(job_fd)
-    try:
-        mailbox.stop_if_job_arrived()
-        job = Job.from_document(json.loads(REHEARSAL_BODIES[with_helpers]))
-        run_job(job, mailbox, policy, 0, compiled[HELPERS_FILENAME])  # type: ignore[arg-type]
-    except _JobArrived:
-        pass
-    finally:
-        if legacy is not None:
-            np.random.set_state(legacy)
 
 
 def run_job(
@@ -306,11 +167,11 @@ def run_job(
         _source_lines(job.code, LEARNER_FILENAME)
         code = _compiled(job.code, LEARNER_FILENAME, job.trusted)
     except CompileFailure as failure:
-        kind = "refused" if failure.refused else "compile"
-        reply.send({"t": "setup", "kind": kind, "message": failure.message, "line": failure.line})
+        kind = SetupKind.refused if failure.refused else SetupKind.compile
+        reply.send(SetupFailure(kind, failure.message, failure.line))
         return
     except SyntaxError as exc:  # a trusted reference that does not compile: the judge's bug
-        reply.send({"t": "setup", "kind": "compile", "message": str(exc), "line": exc.lineno})
+        reply.send(SetupFailure(SetupKind.compile, str(exc), exc.lineno))
         return
 
     capture = Capture(output_cap, on_overflow=_abandon_setup(reply))
@@ -318,19 +179,16 @@ def run_job(
     try:
         exec(code, globals_)
     except BaseException as exc:  # SystemExit and friends included: nothing escapes
-        kind = "memory" if isinstance(exc, MemoryError) else "module"
+        kind = SetupKind.memory if isinstance(exc, MemoryError) else SetupKind.module
         raised = learner_error(exc)
-        message = f"{raised['type']}: {raised['message']}"
-        reply.send({"t": "setup", "kind": kind, "message": message, "line": raised["line"]})
+        reply.send(SetupFailure(kind, f"{raised.type}: {raised.message}", raised.line))
         return
     entry = globals_.get(job.entry_point)
     if not callable(entry):
         found = None if entry is None else type(entry).__name__
-        reply.send(
-            {"t": "setup", "kind": "missing_entry", "message": "", "line": None, "found": found}
-        )
+        reply.send(SetupFailure(SetupKind.missing_entry, "", found=found))
         return
-    reply.send({"t": "ready"})
+    reply.send(READY)
 
     for index in range(first_case, len(job.cases)):
         inputs = job.cases[index]
@@ -351,7 +209,7 @@ def run_job(
             np.random.seed(FOREIGN_SEED + index)
         outcome = Outcome.returned
         value: dict[str, Any] | None = None
-        error: dict[str, Any] | None = None
+        error: ErrorInfo | None = None
         started = time.perf_counter()
         try:
             try:
@@ -364,7 +222,7 @@ def run_job(
             value = values.tag(result)
         except values.RandomStreamExhausted as exc:
             # Data, not a sentence: the trusted side words it from the draw count.
-            outcome, error = Outcome.exhausted, {"type": type(exc).__name__, "message": ""}
+            outcome, error = Outcome.exhausted, ErrorInfo(type(exc).__name__, "")
         except MemoryError as exc:
             outcome, error = Outcome.memory, learner_error(exc)
         except BaseException as exc:  # SystemExit, KeyboardInterrupt, GeneratorExit, ...
@@ -373,24 +231,22 @@ def run_job(
         draws = drawn = None
         if job.random_mode is RandomMode.generator and job.rng_argument is not None:
             draws = arguments[job.rng_argument].draws
-            drawn = arguments[job.rng_argument].drawn_values
+            drawn = tuple(arguments[job.rng_argument].drawn_values)
         inputs_after = values.snapshot_arguments(dict(parameters), arguments, inputs, built)
-        reply.send(
-            case_record(
-                index,
-                outcome.value,
-                value=value,
-                error=error,
-                output=capture.text(),
-                output_truncated=False,  # a cut output ended the case (see Capture)
-                duration_ms=duration_ms,
-                draws=draws,
-                inputs_after=inputs_after,
-                drawn=drawn,
-                trace=_traced(trace, parameters, inputs) if outcome is Outcome.returned else None,
-            )
+        run = CaseRun(
+            outcome,
+            value=value,
+            error=error,
+            output=capture.text(),
+            output_truncated=False,  # a cut output ended the case (see Capture)
+            duration_ms=duration_ms,
+            draws=draws,
+            inputs_after=inputs_after,
+            drawn=drawn,
+            trace=_traced(trace, parameters, inputs) if outcome is Outcome.returned else None,
         )
-    reply.send({"t": "end"})
+        reply.send(CaseReport(index, run))
+    reply.send(END)
 
 
 def _dropped(text: str) -> None:
@@ -405,14 +261,14 @@ def _restore_numpy_errors() -> None:
     np.seterrcall(None)
 
 
-def _unbuilt_case(index: int, exc: Exception) -> dict[str, Any]:
+def _unbuilt_case(index: int, exc: Exception) -> CaseReport:
     """The report of a case whose input could not be made into arguments (nothing was called)."""
     try:
         message = str(exc)[:300]
     except Exception:  # only our own code ran, but the message must never cost the reply
         message = ""
-    error = {"type": type(exc).__name__, "message": message, "line": None, "trace": ""}
-    return case_record(index, Outcome.bad_input.value, error=error)
+    error = ErrorInfo(type(exc).__name__, message)
+    return CaseReport(index, CaseRun(Outcome.bad_input, error=error))
 
 
 def _compiled(source: str, filename: str, trusted: bool) -> Any:

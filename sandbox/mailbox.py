@@ -16,7 +16,7 @@ import struct
 import time
 from typing import Any
 
-from sandbox import protocol
+from sandbox import framing, protocol
 
 # used bytes, running case (-1: not in a case), overflowed flag, done flag, case start (monotonic)
 HEADER = struct.Struct("<IiiId")
@@ -33,9 +33,9 @@ class Mailbox:
 
     # -- the child's side -------------------------------------------------------------
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: protocol.Reply) -> None:
         """Append one frame; a reply past the capacity ends the child (flagged as overflow)."""
-        frame = protocol.encode(message)
+        frame = protocol.encode_reply(message)
         used, current, _, _, started = HEADER.unpack_from(self.region, 0)
         if used + len(frame) > self.capacity:
             HEADER.pack_into(self.region, 0, used, current, 1, 0, started)
@@ -72,7 +72,7 @@ class Mailbox:
 
     def messages(self) -> list[dict[str, Any]]:
         """Every complete frame the child wrote; raises ProtocolError on garbage."""
-        return protocol.FrameReader(max_frame=self.capacity).feed(self.raw())
+        return framing.FrameReader(max_frame=self.capacity).feed(self.raw())
 
     def close(self) -> None:
         self.region.close()

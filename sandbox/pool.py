@@ -19,14 +19,15 @@ import sys
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox import protocol
-from sandbox.assembly import AttemptReport, JobRecord
+from sandbox import framing, protocol
+from sandbox.assembly import JobRecord
+from sandbox.job import DRIVER_FILENAME, TRACE_FILENAME, Job
 from sandbox.limits import Limits
-from sandbox.protocol import Job, RunResult
+from sandbox.results import RunResult
 
 PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
 # BLAS and OpenMP threads would fight the per-child limits (and seccomp refuses clone anyway).
@@ -157,7 +158,7 @@ INTERPRETER_FLAGS = ("-s", "-P")
 
 def trusted_sources(job: Job) -> dict[str, str]:
     """The job's trusted sources the zygote may compile ahead, by the file name they run as."""
-    sources = {protocol.DRIVER_FILENAME: job.driver, protocol.TRACE_FILENAME: job.trace}
+    sources = {DRIVER_FILENAME: job.driver, TRACE_FILENAME: job.trace}
     return {filename: source for filename, source in sources.items() if source}
 
 
@@ -252,9 +253,9 @@ class Pool:
         # write must not wait for a zygote busy forking (nor the zygote for a slow reader).
         for pipe in (process.stdin, process.stdout):
             _enlarge_pipe(pipe.fileno())
-        reader = protocol.FrameReader()
+        reader = framing.FrameReader()
         started = time.monotonic()
-        ready: dict[str, Any] | None = None
+        ready: protocol.ZygoteReady | None = None
         fd = process.stdout.fileno()
         while ready is None:
             left = START_TIMEOUT - (time.monotonic() - started)
@@ -268,16 +269,12 @@ class Pool:
                     f"the sandbox zygote exited during start-up (code {process.returncode})"
                 )
             for payload in reader.feed_raw(data):
-                header, _ = protocol.split_body(payload)
-                if header.get("event") == "ready":
-                    ready = header
-        self._layers = protocol.parse_layers(ready.get("layers"))
-        reasons = ready.get("reasons")
-        self._reasons = {
-            str(k): str(v) for k, v in (reasons.items() if isinstance(reasons, dict) else [])
-        }
-        abi = ready.get("landlock_abi")
-        self._landlock_abi = abi if type(abi) is int else 0
+                event = protocol.parse_event(framing.split_body(payload)[0])
+                if isinstance(event, protocol.ZygoteReady):
+                    ready = event
+        self._layers = dict(ready.layers)
+        self._reasons = dict(ready.reasons)
+        self._landlock_abi = ready.landlock_abi
         self._process = process
         writer = self._writer = _Writer(process.stdin)
         self._reader = threading.Thread(
@@ -303,7 +300,7 @@ class Pool:
 
     @staticmethod
     def _stop_process(process: subprocess.Popen[bytes], writer: _Writer | None = None) -> None:
-        stop = protocol.order(protocol.Op.stop)
+        stop = protocol.encode_order(protocol.STOP)
         try:
             assert process.stdin is not None
             if writer is not None:  # after what it has queued, from its own thread
@@ -381,12 +378,12 @@ class Pool:
                     ids.append(job_id)
                     key = pending.helpers_key
                     if key is not None and key not in self._helpers_sent:
-                        self._send_compiled(protocol.Op.helpers, {"key": key}, job.helpers)
+                        self._send_compiled(protocol.CompileOrder(key), job.helpers)
                     sources = trusted_sources(job)
                     for filename, key in pending.trusted_keys.items():
                         if key not in self._helpers_sent:
-                            fields = {"key": key, "filename": filename}
-                            self._send_compiled(protocol.Op.trusted, fields, sources[filename])
+                            order = protocol.CompileOrder(key, filename)
+                            self._send_compiled(order, sources[filename])
                     self._send_run(job_id, pending, 0)
             except SandboxUnavailable:
                 for job_id in ids:
@@ -413,32 +410,29 @@ class Pool:
         }
         return _Pending(Future(), record, body, helpers_key, trusted)
 
-    def _send_compiled(self, op: protocol.Op, fields: dict[str, Any], source: str) -> None:
+    def _send_compiled(self, order: protocol.CompileOrder, source: str) -> None:
         """Have the zygote compile an exercise's own code once, for every later child: its
-        helpers (``Op.helpers``, by the learner policy) or its driver or trace (``Op.trusted``,
-        plain Python). Each submission then compiles only its own source (caller holds the
-        lock)."""
-        self._write(protocol.order(op, source.encode("utf-8", "surrogatepass"), **fields))
-        self._helpers_sent.add(fields["key"])
+        helpers (by the learner policy) or its driver or trace (plain Python). Each submission
+        then compiles only its own source (caller holds the lock)."""
+        self._write(protocol.encode_order(order, source.encode("utf-8", "surrogatepass")))
+        self._helpers_sent.add(order.key)
 
     def _send_run(self, job_id: int, pending: _Pending, first_case: int) -> None:
         """Ask the zygote to run a job from ``first_case`` on (caller holds the lock)."""
-        fields = {
-            "job": job_id,
-            "first_case": first_case,
-            "cases": pending.record.total,
-            "helpers_key": pending.helpers_key,
-            "trusted_keys": pending.trusted_keys,
-            "limits": asdict(pending.record.limits),
+        order = protocol.RunOrder(
+            job=job_id,
+            first_case=first_case,
+            cases=pending.record.total,
+            limits=pending.record.limits,
+            helpers_key=pending.helpers_key,
+            trusted_keys=pending.trusted_keys,
             # What the job's earlier children used of its one budget, and where it runs now.
-            "spent_cpu_ms": pending.record.spent_cpu_ms,
-            "spent_wall_ms": pending.record.spent_wall_ms,
-            "lane": "slow" if pending.demoted else "fast",
-            # A driver's job calls the step hundreds of times: the zygote forks no spare while
-            # it runs in a fast slot (sandbox/zygote.py, spare_wanted).
-            "long": protocol.DRIVER_FILENAME in pending.trusted_keys,
-        }
-        self._write(protocol.order(protocol.Op.run, pending.body, **fields))
+            spent_cpu_ms=pending.record.spent_cpu_ms,
+            spent_wall_ms=pending.record.spent_wall_ms,
+            slow=pending.demoted,
+            long=DRIVER_FILENAME in pending.trusted_keys,
+        )
+        self._write(protocol.encode_order(order, pending.body))
 
     def _write(self, frame: bytes) -> None:
         """Queue a frame for the zygote (never blocks; caller holds the lock)."""
@@ -451,18 +445,25 @@ class Pool:
         return self.submit(job).result(timeout)
 
     def _read_results(
-        self, process: subprocess.Popen[bytes], reader: protocol.FrameReader, writer: _Writer
+        self, process: subprocess.Popen[bytes], reader: framing.FrameReader, writer: _Writer
     ) -> None:
         assert process.stdout is not None
         fd = process.stdout.fileno()
         try:
             while True:
-                data = os.read(fd, protocol.READ_CHUNK)
+                data = os.read(fd, framing.READ_CHUNK)
                 if not data:
                     break
                 for payload in reader.feed_raw(data):
-                    header, body = protocol.split_body(payload)
-                    self._deliver(header, body)
+                    header, body = framing.split_body(payload)
+                    try:
+                        event = protocol.parse_event(header)
+                    except protocol.BadMessage as exc:
+                        if exc.job is not None:
+                            error = SandboxUnavailable(f"invalid sandbox report: {exc}")
+                            self._settle(exc.job, error)
+                        continue
+                    self._deliver(event, body)
         except Exception:  # noqa: BLE001 - whatever broke, pending work must fail, not hang
             pass
         with self._lock:
@@ -471,26 +472,26 @@ class Pool:
         self._stop_process(process, writer)  # also reaps a dead one and closes its pipes
         self._fail_pending(SandboxUnavailable("the sandbox stopped while grading"))
 
-    def _deliver(self, header: dict[str, Any], mailbox: bytes) -> None:
+    def _deliver(self, event: protocol.Event, mailbox: bytes) -> None:
         """One child's end, relayed by the zygote: validate, then finish or run the rest."""
-        job_id = header.get("job")
-        if not isinstance(job_id, int):
+        if isinstance(event, protocol.ZygoteReady) or event.job is None:
             return
+        job_id = event.job
         with self._lock:
             pending = self._pending.get(job_id)
         if pending is None:
             return
-        if header.get("event") == "demoted":
+        if isinstance(event, protocol.Demoted):
             with self._lock:
                 pending.demoted = True
                 pending.record.demoted = True
             return
-        if "error" in header:
-            self._settle(job_id, SandboxUnavailable(str(header["error"])))
+        if isinstance(event, protocol.JobRefused):
+            self._settle(job_id, SandboxUnavailable(event.error))
             return
         try:
-            following = pending.record.absorb(AttemptReport.parse(header), mailbox)
-        except (protocol.ProtocolError, RecursionError, MemoryError) as exc:
+            following = pending.record.absorb(event, mailbox)
+        except (framing.ProtocolError, RecursionError, MemoryError) as exc:
             self._settle(job_id, SandboxUnavailable(f"invalid sandbox report: {exc}"))
             return
         if following is not None:

@@ -1,406 +1,364 @@
-"""The only messages that cross a pipe, their framing, and their validation on arrival.
+"""The wire contract: every message between the host's pool, the zygote and a confined child.
 
-Every frame is a 4-byte big-endian length and a UTF-8 JSON object. A confined child can write
-anything to its pipe, so what it sends is checked here (shape, types, sizes) before the trusted
-side believes a word of it.
+Each message is a frozen value with one encoder and one validator, framed by
+``sandbox.framing``:
+
+- host -> zygote, control frames (a header line, then an opaque body): ``RunOrder`` (body: the
+  job's document, ``sandbox.job``), ``CompileOrder`` (body: a source), ``StopOrder``;
+- zygote -> child: ``Assignment`` (body: the job's document, passed on unread);
+- child -> host, through its mailbox, which the zygote relays unread: ``Hello``,
+  ``SetupFailure``, ``Ready``, ``CaseReport``, ``End``;
+- zygote -> host: ``ZygoteReady``, ``AttemptReport`` (body: the child's mailbox), ``Demoted``,
+  ``JobRefused``.
+
+The host and the zygote are ours; a confined child is not, and can write anything to its
+mailbox, so what it sends is checked here (shape, types, sizes) before the trusted side
+believes a word of it. Every validator raises ``ProtocolError``.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import re
-import struct
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
 from typing import Any
 
-from sandbox import values
+from sandbox import fields
+from sandbox.framing import ProtocolError, encode, encode_with_body
+from sandbox.job import DRIVER_FILENAME, TRACE_FILENAME
 from sandbox.limits import Limits
-
-# The file names the exercise's trusted driver and trace run as (tracebacks, compiled code).
-DRIVER_FILENAME = "driver.py"
-TRACE_FILENAME = "trace.py"
-HEADER = struct.Struct(">I")
-MAX_FRAME = 8 * 1024 * 1024
-# How much one os.read() of a pipe asks for. A 1 MiB request makes the allocator map and unmap
-# a fresh buffer every time (docs/performance.md, "Figures behind the code's constants");
-# larger frames take several reads.
-READ_CHUNK = 1 << 16
+from sandbox.results import CaseRun, ErrorInfo, Outcome, SetupFailure, SetupKind
 
 
-class ProtocolError(ValueError):
-    """A frame or message that does not follow the protocol."""
+class BadMessage(ProtocolError):
+    """A message about one job (``job``) that does not follow the protocol."""
+
+    def __init__(self, message: str, job: int | None) -> None:
+        super().__init__(message)
+        self.job = job
 
 
-# One encoder for every frame: json.dumps with options builds a new one per call.
-_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+# ---- host -> zygote: the control orders --------------------------------------------------
 
 
-def encode(message: dict[str, Any]) -> bytes:
-    body = _ENCODER.encode(message).encode()
-    return HEADER.pack(len(body)) + body
+@dataclass(frozen=True, slots=True)
+class RunOrder:
+    """Run (the rest of) a job: its cases from ``first_case`` on, with what its earlier
+    children spent of its one budget, in the lane it was in."""
 
-
-def encode_with_body(header: dict[str, Any], body: bytes = b"") -> bytes:
-    """A frame whose payload is a one-line JSON header, a newline, then opaque bytes.
-
-    Used between the host and the zygote so the zygote can route a job or a child's mailbox
-    without parsing it: parsing allocates, and every page the zygote writes while children
-    share its memory costs a copy-on-write fault.
-    """
-    head = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
-    return HEADER.pack(len(head) + 1 + len(body)) + head + b"\n" + body
-
-
-def split_body(payload: bytes) -> tuple[dict[str, Any], bytes]:
-    head, newline, body = payload.partition(b"\n")
-    if not newline:
-        raise ProtocolError("frame has no header line")
-    return _json_object(head), body
-
-
-# A lone surrogate reaches a string either as a JSON escape (\ud800, what json.dumps writes for
-# a learner's chr(0xd800)) or as raw UTF-8-like bytes (ED A0..BF xx), which json.loads of bytes
-# lets through. Either way the trusted side could not encode it again (a report, a database row).
-# ---- host -> zygote: the control orders (a JSON header line, then an opaque body) ----
-
-
-class Op(StrEnum):
-    """What a control frame asks of the zygote."""
-
-    run = "run"  # run (the rest of) a job; the body is the job document
-    helpers = "helpers"  # compile an exercise's helpers once, by the learner policy
-    trusted = "trusted"  # compile the judge's own driver or trace once, as plain Python
-    stop = "stop"  # finish what runs, then exit
-
-
-def order(op: Op, body: bytes = b"", **fields: Any) -> bytes:
-    """The one encoder of a control frame: ``op`` and its fields as the header."""
-    return encode_with_body({"op": op.value, **fields}, body)
-
-
-def op_of(header: Mapping[str, Any]) -> Op | None:
-    """The order a control header gives; None for one the zygote does not know (ignored)."""
-    raw = header.get("op")
-    return Op(raw) if isinstance(raw, str) and raw in Op.__members__ else None
-
-
-# ---- child -> host: a case's record, as the child writes it and parse_case reads it ----
-
-CASE = "case"  # the record kind ("t") of one case's result
-
-
-def case_record(
-    index: int,
-    outcome: str,
-    *,
-    value: Any = None,
-    error: Mapping[str, Any] | None = None,
-    output: str = "",
-    output_truncated: bool = False,
-    duration_ms: float = 0.0,
-    draws: int | None = None,
-    inputs_after: Any = None,
-    drawn: Any = None,
-    trace: Any = None,
-) -> dict[str, Any]:
-    """The one writer of a case's record (``parse_case`` is its one reader)."""
-    return {
-        "t": CASE,
-        "case": index,
-        "outcome": outcome,
-        "value": value,
-        "error": error,
-        "output": output,
-        "output_truncated": output_truncated,
-        "duration_ms": duration_ms,
-        "draws": draws,
-        "inputs_after": inputs_after,
-        "drawn": drawn,
-        "trace": trace,
-    }
-
-
-_SURROGATE_HINT = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _json_object(raw: bytes) -> dict[str, Any]:
-    try:
-        message = json.loads(raw)
-    except (ValueError, RecursionError) as exc:  # ValueError covers bad UTF-8 and bad JSON
-        raise ProtocolError(f"frame is not JSON: {type(exc).__name__}") from None
-    if not isinstance(message, dict):
-        raise ProtocolError("frame is not a JSON object")
-    if _SURROGATE_HINT.search(raw):  # rare; the common frame pays one scan of its bytes
-        cleaned: dict[str, Any] = _without_surrogates(message)
-        return cleaned
-    return message
-
-
-def _without_surrogates(value: Any) -> Any:
-    """The message with every lone surrogate, in keys and values, replaced by U+FFFD."""
-    if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [_without_surrogates(item) for item in value]
-    if isinstance(value, dict):
-        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
-    return value
-
-
-class FrameReader:
-    """Accumulates bytes from a pipe and yields whole frames; refuses oversized frames."""
-
-    def __init__(self, max_frame: int = MAX_FRAME) -> None:
-        self._buffer = bytearray()
-        self._max_frame = max_frame
-
-    def feed_raw(self, data: bytes) -> list[bytes]:
-        """Whole payloads, unparsed."""
-        self._buffer += data
-        payloads = []
-        start = 0
-        while len(self._buffer) - start >= HEADER.size:
-            (length,) = HEADER.unpack_from(self._buffer, start)
-            if length > self._max_frame:
-                raise ProtocolError(f"frame of {length} bytes exceeds {self._max_frame}")
-            end = start + HEADER.size + length
-            if len(self._buffer) < end:
-                break
-            payloads.append(bytes(self._buffer[start + HEADER.size : end]))
-            start = end
-        if start:
-            # A fresh buffer for what is left, not ``del buffer[:start]``: that only moves the
-            # bytearray's start and keeps the consumed frames (learners' sources, in the zygote)
-            # in memory that every later fork inherits; freed, glibc wipes them.
-            self._buffer = bytearray(self._buffer[start:])
-        return payloads
-
-    def feed(self, data: bytes) -> list[dict[str, Any]]:
-        """Whole payloads, each parsed as one JSON object."""
-        return [_json_object(payload) for payload in self.feed_raw(data)]
-
-
-# -- what the host asks of a child ----------------------------------------------------------
-
-
-class RandomMode(StrEnum):
-    """How a job's randomness is set up (the exercise's ``[random] mode``)."""
-
-    none = "none"  # the function draws nothing
-    global_state = "global"  # numpy's legacy global state, re-seeded by the judge before each call
-    generator = "generator"  # a generator argument the judge builds and counts draws of
-
-
-@dataclass(frozen=True)
-class Job:
-    """One submission for the sandbox: code and case inputs, never anything expected of them.
-
-    The only shape in which work crosses into a child. ``document()`` is what the child
-    receives; ``from_document`` reads it back there (the child trusts the zygote's pipe).
-    """
-
-    code: str
-    entry_point: str
-    cases: tuple[Mapping[str, Any], ...]
-    parameters: Mapping[str, str]  # argument name -> kind, in call order
+    job: int
+    first_case: int
+    cases: int
     limits: Limits
-    random_mode: RandomMode = RandomMode.none
-    rng_argument: str | None = None  # the rng parameter, in generator mode
-    helpers: str = ""  # the exercise's trusted helpers, run before the learner's code
-    # Trusted source defining ``trace(...)`` with the entry point's parameters: called after the
-    # entry point on fresh arguments, its JSON result (what the reference did, step by step)
-    # goes back with the case. Only reference jobs carry one.
-    trace: str = ""
-    # Trusted source defining ``drive(step, Generator, *arguments)``: called instead of the
-    # entry point, it runs ``step`` many times and returns counts (the distribution check).
-    driver: str = ""
-    # The exercise's own reference solution: plain Python in the confined child (like the trace
-    # and the driver), not compiled by the learner policy. Never set for a learner's code.
-    trusted: bool = False
+    helpers_key: str | None = None  # the exercise's helpers, compiled once (CompileOrder)
+    trusted_keys: Mapping[str, str] = field(default_factory=dict)  # file name -> key
+    spent_cpu_ms: float = 0.0
+    spent_wall_ms: float = 0.0
+    slow: bool = False  # demoted before (its child crashed): straight back to the slow lane
+    # A driver's job calls the step hundreds of times: the zygote forks no spare while it runs
+    # in a fast slot (sandbox/zygote.py, spare_wanted).
+    long: bool = False
 
-    def document(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "entry_point": self.entry_point,
-            "cases": [dict(case) for case in self.cases],
-            "parameters": dict(self.parameters),
-            "random_mode": self.random_mode.value,
-            "rng_argument": self.rng_argument,
-            "helpers": self.helpers,
-            "trace": self.trace,
-            "driver": self.driver,
-            "trusted": self.trusted,
-            "limits": asdict(self.limits),
+
+@dataclass(frozen=True, slots=True)
+class CompileOrder:
+    """Compile an exercise's own code once, for every later child: its helpers by the learner
+    policy (``filename`` None), or its driver or trace as plain Python."""
+
+    key: str
+    filename: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StopOrder:
+    """Finish what runs, then exit."""
+
+
+Order = RunOrder | CompileOrder | StopOrder
+STOP = StopOrder()
+
+
+def encode_order(order: Order, body: bytes = b"") -> bytes:
+    """The one encoder of a control frame."""
+    if isinstance(order, RunOrder):
+        header: dict[str, Any] = {
+            "op": "run",
+            "job": order.job,
+            "first_case": order.first_case,
+            "cases": order.cases,
+            "limits": asdict(order.limits),
+            "helpers_key": order.helpers_key,
+            "trusted_keys": dict(order.trusted_keys),
+            "spent_cpu_ms": order.spent_cpu_ms,
+            "spent_wall_ms": order.spent_wall_ms,
+            "lane": "slow" if order.slow else "fast",
+            "long": order.long,
         }
-
-    def body(self, encoded: dict[int, tuple[Mapping[str, Any], str]] | None = None) -> bytes:
-        """``document()`` as the JSON the child reads, each case encoded once per ``encoded``.
-
-        Jobs share case inputs (every Run its examples, a Submit's learner and reference jobs
-        its random cases): ``encoded`` maps a case object (kept alive beside its text) to its
-        JSON, so the same object is not encoded twice; a case is therefore never changed once
-        it is in a job. The bytes are those of one ``json.dumps`` of the document, "cases" first,
-        except that an ndarray parameter's nested lists go as their float64 bytes
-        (``values.packed_array``), which the child reads back into the very same array.
-        """
-        memo: dict[int, tuple[Mapping[str, Any], str]] = {} if encoded is None else encoded
-        packed = frozenset(name for name, kind in self.parameters.items() if kind == "ndarray")
-        parts = []
-        for case in self.cases:
-            known = memo.pop(id(case), None)  # put back last: the memo's oldest go first
-            if known is None or known[0] is not case:
-                known = (case, _case_text(case, packed))
-            memo[id(case)] = known
-            parts.append(known[1])
-        document = self.document()
-        del document["cases"]
-        rest = json.dumps(document, separators=(",", ":"))
-        return ('{"cases":[' + ",".join(parts) + "]," + rest[1:]).encode("utf-8", "surrogatepass")
-
-    @classmethod
-    def from_document(cls, raw: Mapping[str, Any]) -> Job:
-        return cls(
-            code=raw["code"],
-            entry_point=raw["entry_point"],
-            cases=tuple(raw["cases"]),
-            parameters=dict(raw["parameters"]),
-            limits=Limits(**raw["limits"]),
-            random_mode=RandomMode(raw["random_mode"]),
-            rng_argument=raw["rng_argument"],
-            helpers=raw["helpers"],
-            trace=raw.get("trace", ""),
-            driver=raw.get("driver", ""),
-            trusted=raw.get("trusted", False) is True,
-        )
+    elif isinstance(order, CompileOrder):
+        op = "helpers" if order.filename is None else "trusted"
+        header = {"op": op, "key": order.key, "filename": order.filename}
+    else:
+        header = {"op": "stop"}
+    return encode_with_body(header, body)
 
 
-def _case_text(case: Mapping[str, Any], packed: frozenset[str]) -> str:
-    """One case's inputs as the job document's JSON, the ``packed`` (ndarray) ones as bytes.
-
-    An exercise's parameter kinds are fixed, so ``Job.body``'s memo keys a case's text by the
-    case alone: the jobs that share a case (a learner's and the reference's) share the kinds."""
-    wire = {name: values.packed_array(raw) if name in packed else raw for name, raw in case.items()}
-    return json.dumps(wire, separators=(",", ":"))
-
-
-# -- what the child reports ---------------------------------------------------------------
-
-
-class Outcome(StrEnum):
-    """How one case ended, as the child (or the zygote, for a killed child) reports it."""
-
-    returned = "returned"  # the function returned a value (maybe wrong: the trusted side judges)
-    raised = "raised"  # the function raised an exception
-    exhausted = "exhausted"  # it drew more numbers than the case's scripted generator holds
-    timeout = "timeout"  # the case ran past its deadline and the child was killed
-    memory = "memory"  # the case ran out of memory
-    output = "output"  # the case printed more than the output cap
-    crashed = "crashed"  # the child died during the case (signal, early exit, broken reply)
-    # The case's input could not be made into arguments (numpy refused it): the input's fault,
-    # never the function's, which was not called.
-    bad_input = "bad_input"
-    not_run = "not_run"  # an earlier case used up the submission's time or reply budget
-
-
-class SetupKind(StrEnum):
-    """Why a submission never reached its cases."""
-
-    compile = "compile"  # a syntax error
-    refused = "refused"  # the policy refused a construct or an import
-    module = "module"  # the module's top level raised
-    missing_entry = "missing_entry"  # no callable with the entry point's name
-    timeout = "timeout"  # loading ran past the deadline
-    crashed = "crashed"  # the child died while loading
-    memory = "memory"  # loading ran out of memory
-    output = "output"  # loading printed more than the output cap
+def parse_order(header: Mapping[str, Any]) -> Order | None:
+    """The order a control header gives; None for one the zygote does not know (ignored)."""
+    op = header.get("op")
+    if op == "run":
+        job = header.get("job")
+        try:
+            return RunOrder(
+                job=fields.integer(job, "job"),
+                first_case=fields.integer(header.get("first_case"), "first_case"),
+                cases=fields.integer(header.get("cases"), "cases"),
+                limits=fields.limits(header.get("limits")),
+                helpers_key=fields.optional_key(header.get("helpers_key")),
+                trusted_keys=fields.trusted_keys(header.get("trusted_keys")),
+                spent_cpu_ms=fields.number(header.get("spent_cpu_ms", 0.0), "spent_cpu_ms"),
+                spent_wall_ms=fields.number(header.get("spent_wall_ms", 0.0), "spent_wall_ms"),
+                slow=header.get("lane") == "slow",
+                long=header.get("long") is True,
+            )
+        except ProtocolError as exc:
+            raise BadMessage(f"bad job: {exc}", job if type(job) is int else None) from None
+    if op in ("helpers", "trusted"):
+        key, filename = header.get("key"), header.get("filename")
+        if not isinstance(key, str):
+            raise ProtocolError("a compile order needs a key")
+        if op == "helpers":
+            return CompileOrder(key)
+        if filename not in (DRIVER_FILENAME, TRACE_FILENAME):
+            return None  # nothing else is compiled as trusted code
+        return CompileOrder(key, str(filename))
+    if op == "stop":
+        return STOP
+    return None
 
 
-@dataclass(frozen=True)
-class ErrorInfo:
-    """An exception in learner code, reduced to what the learner needs to see."""
-
-    type: str
-    message: str
-    line: int | None = None
-    trace: str = ""
+# ---- zygote -> child: its one job ---------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CaseRun:
-    outcome: Outcome
-    value: Any = None  # a tagged value (see sandbox.values), present when outcome == returned
-    error: ErrorInfo | None = None
-    output: str = ""
-    output_truncated: bool = False
-    duration_ms: float = 0.0
-    draws: int | None = None
-    inputs_after: dict[str, Any] | None = None
-    drawn: tuple[float | None, ...] | None = None  # the first values the generator handed out
-    trace: Any = None  # plain JSON from the job's trusted trace function, if it has one
-    # How the child ended when it died on this case (``crashed``): its wait status, as the
-    # zygote saw it. Data, not a sentence: the host words it (app/grading/compare.py).
-    exit_status: int | None = None
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """What a spare child is told beside its job: where to start, and which of the zygote's
+    compiled helpers and trusted sources are the job's."""
+
+    first_case: int
+    helpers_key: str | None = None
+    trusted_keys: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class SetupFailure:
-    """The submission never reached its cases: compile error, policy refusal, module error.
-
-    ``message`` is the compiler's, the policy's or the raised exception's own text (empty when
-    the judge has nothing to quote); the host words the rest from the data beside it."""
-
-    kind: SetupKind
-    message: str
-    line: int | None = None
-    found: str | None = None  # missing_entry: the type of what has the entry point's name
-    exit_status: int | None = None  # crashed: the child's wait status
+def encode_assignment(assignment: Assignment, body: bytes) -> bytes:
+    header = {
+        "first_case": assignment.first_case,
+        "helpers_key": assignment.helpers_key,
+        "trusted_keys": dict(assignment.trusted_keys),
+    }
+    return encode_with_body(header, body)
 
 
-@dataclass
-class RunResult:
-    """Everything one submission produced in the sandbox: raw outputs, nothing judged yet."""
-
-    layers: dict[str, bool] = field(default_factory=dict)
-    setup: SetupFailure | None = None
-    cases: list[CaseRun] = field(default_factory=list)
-    wall_ms: float = 0.0
-    cpu_ms: float = 0.0  # the learner's CPU time, all cases together (the budget's measure)
-    demoted: bool = False  # it ran long and finished in the slow lane
-
-
-def _text(value: Any, limit: int, name: str) -> str:
-    if not isinstance(value, str):
-        raise ProtocolError(f"{name} must be a string")
-    return value[:limit]
-
-
-def _optional_int(value: Any, name: str) -> int | None:
-    if value is None:
-        return None
-    if type(value) is not int:
-        raise ProtocolError(f"{name} must be an int or null")
-    return value
-
-
-def parse_error(raw: Any) -> ErrorInfo | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, dict):
-        raise ProtocolError("error must be an object")
-    return ErrorInfo(
-        type=_text(raw.get("type", "Error"), 200, "error.type"),
-        message=_text(raw.get("message", ""), 4000, "error.message"),
-        line=_optional_int(raw.get("line"), "error.line"),
-        trace=_text(raw.get("trace", ""), 4000, "error.trace"),
+def parse_assignment(header: Mapping[str, Any]) -> Assignment:
+    return Assignment(
+        first_case=fields.integer(header.get("first_case"), "first_case"),
+        helpers_key=fields.optional_key(header.get("helpers_key")),
+        trusted_keys=fields.trusted_keys(header.get("trusted_keys")),
     )
 
 
-def parse_case(raw: dict[str, Any], output_cap: int) -> CaseRun:
-    """Validate one case report from a child."""
+# ---- zygote -> host: what became of the orders ---------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ZygoteReady:
+    """The zygote warmed up: its pid and the confinement layers it can apply (and why not)."""
+
+    pid: int
+    layers: Mapping[str, bool]
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    landlock_abi: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptReport:
+    """One child the zygote stopped or saw exit; the frame's body is the child's mailbox."""
+
+    job: int
+    first_case: int
+    status: int  # the child's wait status (0: it finished and said so)
+    running: int  # the case the child claimed to be running (-1: none)
+    timed_out: bool  # the zygote stopped it for the job's budget
+    overflowed: bool  # its reply outgrew the mailbox
+    elapsed_ms: float
+    cpu_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class Demoted:
+    """A job ran long: it now runs in the slow lane and holds no fast slot."""
+
+    job: int
+
+
+@dataclass(frozen=True, slots=True)
+class JobRefused:
+    """A run order the zygote could not follow."""
+
+    job: int | None
+    error: str
+
+
+Event = ZygoteReady | AttemptReport | Demoted | JobRefused
+
+
+def encode_event(event: Event, body: bytes = b"") -> bytes:
+    """The one encoder of what the zygote tells the host."""
+    if isinstance(event, AttemptReport):
+        header: dict[str, Any] = {"event": "ended", **asdict(event)}
+    elif isinstance(event, Demoted):
+        header = {"event": "demoted", "job": event.job}
+    elif isinstance(event, JobRefused):
+        header = {"event": "refused", "job": event.job, "error": event.error}
+    else:
+        header = {
+            "event": "ready",
+            "pid": event.pid,
+            "layers": dict(event.layers),
+            "reasons": dict(event.reasons),
+            "landlock_abi": event.landlock_abi,
+        }
+    return encode_with_body(header, body)
+
+
+def parse_event(header: Mapping[str, Any]) -> Event:
+    """What the zygote says; ``BadMessage`` names the job of a report that does not parse."""
+    kind = header.get("event")
+    job = header.get("job")
+    try:
+        if kind == "ended":
+            return AttemptReport(
+                job=fields.integer(job, "job"),
+                first_case=fields.integer(header.get("first_case"), "first_case"),
+                status=fields.integer(header.get("status"), "status"),
+                running=fields.integer(header.get("running"), "running"),
+                timed_out=fields.boolean(header.get("timed_out"), "timed_out"),
+                overflowed=fields.boolean(header.get("overflowed"), "overflowed"),
+                elapsed_ms=fields.number(header.get("elapsed_ms"), "elapsed_ms"),
+                cpu_ms=fields.number(header.get("cpu_ms"), "cpu_ms"),
+            )
+        if kind == "demoted":
+            return Demoted(fields.integer(job, "job"))
+        if kind == "refused":
+            error = header.get("error")
+            return JobRefused(job if type(job) is int else None, str(error))
+        if kind == "ready":
+            reasons = header.get("reasons")
+            abi = header.get("landlock_abi")
+            return ZygoteReady(
+                pid=fields.integer(header.get("pid"), "pid"),
+                layers=parse_layers(header.get("layers")),
+                reasons={
+                    str(k): str(v)
+                    for k, v in (reasons.items() if isinstance(reasons, dict) else ())
+                },
+                landlock_abi=abi if type(abi) is int else 0,
+            )
+    except ProtocolError as exc:
+        raise BadMessage(f"bad {kind} report: {exc}", job if type(job) is int else None) from None
+    raise BadMessage(f"unknown event {kind!r}", job if type(job) is int else None)
+
+
+# ---- child -> host: its replies, in its mailbox ---------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """The child is confined: the layers in force."""
+
+    layers: Mapping[str, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """The learner's module loaded and its entry point is callable: the cases follow."""
+
+
+@dataclass(frozen=True, slots=True)
+class CaseReport:
+    """One case's raw result (``run.exit_status`` is never the child's to say)."""
+
+    index: int
+    run: CaseRun
+
+
+@dataclass(frozen=True, slots=True)
+class End:
+    """Every case of the job is reported."""
+
+
+Reply = Hello | SetupFailure | Ready | CaseReport | End
+READY = Ready()
+END = End()
+
+
+def reply_document(message: Reply) -> dict[str, Any]:
+    """The one encoder of a child's reply, as the JSON object its frame holds."""
+    if isinstance(message, CaseReport):  # first: the one sent per case
+        run, error = message.run, message.run.error
+        return {
+            "t": "case",
+            "case": message.index,
+            "outcome": run.outcome.value,
+            "value": run.value,
+            "error": None
+            if error is None
+            else {
+                "type": error.type,
+                "message": error.message,
+                "line": error.line,
+                "trace": error.trace,
+            },
+            "output": run.output,
+            "output_truncated": run.output_truncated,
+            "duration_ms": run.duration_ms,
+            "draws": run.draws,
+            "inputs_after": run.inputs_after,
+            "drawn": None if run.drawn is None else list(run.drawn),
+            "trace": run.trace,
+        }
+    if isinstance(message, Hello):
+        return {"t": "hello", "layers": dict(message.layers)}
+    if isinstance(message, SetupFailure):
+        return {
+            "t": "setup",
+            "kind": message.kind.value,
+            "message": message.message,
+            "line": message.line,
+            "found": message.found,
+        }
+    return {"t": "ready" if isinstance(message, Ready) else "end"}
+
+
+def encode_reply(message: Reply) -> bytes:
+    return encode(reply_document(message))
+
+
+def parse_reply(raw: Mapping[str, Any], output_cap: int) -> Reply:
+    """The one validator of a child's reply (a frame's JSON object)."""
+    kind = raw.get("t")
+    if kind == "case":
+        return CaseReport(fields.integer(raw.get("case"), "case"), _case_run(raw, output_cap))
+    if kind == "hello":
+        return Hello(parse_layers(raw.get("layers")))
+    if kind == "setup":
+        return _setup(raw)
+    if kind == "ready":
+        return READY
+    if kind == "end":
+        return END
+    raise ProtocolError(f"unexpected message {kind!r}")
+
+
+def _case_run(raw: Mapping[str, Any], output_cap: int) -> CaseRun:
     try:
         outcome = Outcome(str(raw.get("outcome")))
     except ValueError:
@@ -408,56 +366,47 @@ def parse_case(raw: dict[str, Any], output_cap: int) -> CaseRun:
     duration = raw.get("duration_ms", 0.0)
     if not isinstance(duration, (int, float)) or isinstance(duration, bool) or duration < 0:
         raise ProtocolError("duration_ms must be a non-negative number")
-    draws = _optional_int(raw.get("draws"), "draws")
     inputs_after = raw.get("inputs_after")
     if inputs_after is not None and not isinstance(inputs_after, dict):
         raise ProtocolError("inputs_after must be an object")
-    truncated = raw.get("output_truncated", False)
-    if not isinstance(truncated, bool):
-        raise ProtocolError("output_truncated must be a bool")
-    drawn = _drawn(raw.get("drawn"))
     return CaseRun(
         outcome=outcome,
         value=raw.get("value"),
-        error=parse_error(raw.get("error")),
-        output=_text(raw.get("output", ""), output_cap, "output"),
-        output_truncated=truncated,
+        error=_error(raw.get("error")),
+        output=fields.text(raw.get("output", ""), output_cap, "output"),
+        output_truncated=fields.boolean(raw.get("output_truncated", False), "output_truncated"),
         duration_ms=float(duration),
-        draws=draws,
+        draws=fields.optional_integer(raw.get("draws"), "draws"),
         inputs_after=inputs_after,
-        drawn=drawn,
+        drawn=fields.drawn(raw.get("drawn")),
         trace=raw.get("trace"),
     )
 
 
-MAX_DRAWN = 64
-
-
-def _drawn(raw: Any) -> tuple[float | None, ...] | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, list) or len(raw) > MAX_DRAWN:
-        raise ProtocolError(f"drawn must be a list of at most {MAX_DRAWN} numbers")
-    for item in raw:
-        if item is not None and (type(item) not in (int, float) or not math.isfinite(item)):
-            raise ProtocolError("drawn must hold finite numbers or null")
-    return tuple(None if item is None else float(item) for item in raw)
-
-
-def parse_setup(raw: Any) -> SetupFailure | None:
+def _error(raw: Any) -> ErrorInfo | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        raise ProtocolError("setup must be an object")
+        raise ProtocolError("error must be an object")
+    return ErrorInfo(
+        type=fields.text(raw.get("type", "Error"), 200, "error.type"),
+        message=fields.text(raw.get("message", ""), 4000, "error.message"),
+        line=fields.optional_integer(raw.get("line"), "error.line"),
+        trace=fields.text(raw.get("trace", ""), 4000, "error.trace"),
+    )
+
+
+def _setup(raw: Mapping[str, Any]) -> SetupFailure:
     try:
         kind = SetupKind(str(raw.get("kind")))
     except ValueError:
         raise ProtocolError(f"unknown setup failure {raw.get('kind')!r}") from None
+    found = raw.get("found")
     return SetupFailure(
         kind=kind,
-        message=_text(raw.get("message", ""), 4000, "setup.message"),
-        line=_optional_int(raw.get("line"), "setup.line"),
-        found=None if raw.get("found") is None else _text(raw["found"], 200, "setup.found"),
+        message=fields.text(raw.get("message", ""), 4000, "setup.message"),
+        line=fields.optional_integer(raw.get("line"), "setup.line"),
+        found=None if found is None else fields.text(found, 200, "setup.found"),
     )
 
 

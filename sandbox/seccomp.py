@@ -101,7 +101,7 @@ class SeccompUnavailable(OSError):
 class _ArgCmp(ctypes.Structure):
     _fields_ = [
         ("arg", ctypes.c_uint),
-        ("op", ctypes.c_int),
+        ("comparison", ctypes.c_int),
         ("datum_a", ctypes.c_uint64),
         ("datum_b", ctypes.c_uint64),
     ]

@@ -14,8 +14,8 @@ import unicodedata  # noqa: F401  (the parser imports it for non-ASCII names: α
 import numpy as np
 
 from sandbox import heap, values
-from sandbox.child import rehearse
 from sandbox.policy import Policy, compile_learner
+from sandbox.rehearsal import rehearse
 
 SAMPLE = (
     "import numpy as np\n"

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox import protocol
+from sandbox import framing, protocol
 from sandbox.budget import (
     DEMOTE_CPU_S,
     DEMOTE_PRESSED_CPU_S,
@@ -34,12 +34,13 @@ from sandbox.budget import (
     demote,
     undemote,
 )
-from sandbox.child import receive_assignment, rehearse, run_job
+from sandbox.child import receive_assignment, run_job
 from sandbox.confine import Confinement, default_read_paths
 from sandbox.limits import Limits
 from sandbox.mailbox import Mailbox
 from sandbox.policy import HELPERS_FILENAME, Policy, compile_learner
-from sandbox.protocol import DRIVER_FILENAME, TRACE_FILENAME
+from sandbox.protocol import Assignment, RunOrder
+from sandbox.rehearsal import rehearse
 from sandbox.warmup import warm_up
 
 HELPERS_ENTRIES = 32  # exercises whose helpers the zygote keeps compiled
@@ -117,12 +118,12 @@ class Zygote:
         self.policy = Policy()
         self.confinement = Confinement(default_read_paths())
         self.selector = selectors.DefaultSelector()
-        self.queue: deque[tuple[dict[str, Any], bytes]] = deque()
+        self.queue: deque[tuple[RunOrder, bytes]] = deque()
         self.attempts: dict[int, Attempt] = {}  # by exit fd
         self.spares: deque[Spare] = deque()
         self.recent_limits: Limits | None = None
         self.recent_helpers = False  # whether the last job came with an exercise's helpers
-        self.control = protocol.FrameReader()
+        self.control = framing.FrameReader()
         # Exercises' helpers, compiled once: trusted code, the same for every learner. No
         # learner's code is ever kept here: every later child is forked from this memory.
         self.helpers: OrderedDict[str, Any] = OrderedDict()
@@ -142,30 +143,37 @@ class Zygote:
 
     # -- control channel --------------------------------------------------------------
 
-    def send(self, header: dict[str, Any], body: bytes = b"") -> None:
-        view = memoryview(protocol.encode_with_body(header, body))
+    def send(self, event: protocol.Event, body: bytes = b"") -> None:
+        view = memoryview(protocol.encode_event(event, body))
         while view:
             view = view[os.write(CONTROL_OUT, view) :]
 
     def on_control(self) -> None:
-        data = os.read(CONTROL_IN, protocol.READ_CHUNK)
+        data = os.read(CONTROL_IN, framing.READ_CHUNK)
         if not data:
             self.stopping = True
             return
         for payload in self.control.feed_raw(data):
-            header, body = protocol.split_body(payload)
-            op = protocol.op_of(header)
-            if op is protocol.Op.run:
-                if header.get("lane") == "slow" and self.slow_in_use() < self.slow_lane:
+            header, body = framing.split_body(payload)
+            try:
+                order = protocol.parse_order(header)
+            except protocol.BadMessage as exc:
+                self.send(protocol.JobRefused(exc.job, str(exc)))
+                continue
+            except framing.ProtocolError:
+                continue  # not an order the host sends: ignored
+            if isinstance(order, RunOrder):
+                if order.slow and self.slow_in_use() < self.slow_lane:
                     # The rest of a demoted job (after a crash): straight back to the slow lane.
-                    self.start(header, body, slow=True)
+                    self.start(order, body, slow=True)
                 else:
-                    self.queue.append((header, body))
-            elif op is protocol.Op.helpers:
-                self.remember_helpers(str(header.get("key")), body)
-            elif op is protocol.Op.trusted:
-                self.remember_trusted(str(header.get("key")), header.get("filename"), body)
-            elif op is protocol.Op.stop:
+                    self.queue.append((order, body))
+            elif isinstance(order, protocol.CompileOrder):
+                if order.filename is None:
+                    self.remember_helpers(order.key, body)
+                else:
+                    self.remember_trusted(order.key, order.filename, body)
+            elif isinstance(order, protocol.StopOrder):
                 self.stopping = True
         self.dispatch()
 
@@ -177,16 +185,11 @@ class Zygote:
 
     def dispatch(self) -> None:
         while self.queue and self.fast_in_use() < self.workers:
-            header, body = self.queue.popleft()
-            self.start(header, body, slow=False)
+            order, body = self.queue.popleft()
+            self.start(order, body, slow=False)
 
-    def start(self, header: dict[str, Any], body: bytes, *, slow: bool) -> None:
-        try:
-            limits = Limits(**header["limits"])
-            attempt = self.assign(header, limits, body)
-        except (KeyError, TypeError, ValueError) as exc:
-            self.send({"job": header.get("job"), "error": f"bad job: {exc}"})
-            return
+    def start(self, order: RunOrder, body: bytes, *, slow: bool) -> None:
+        attempt = self.assign(order, body)
         if slow:
             attempt.slow = True
             demote(attempt.spare.pid)
@@ -200,10 +203,8 @@ class Zygote:
             HELPERS_ENTRIES,
         )
 
-    def remember_trusted(self, key: str, filename: Any, body: bytes) -> None:
+    def remember_trusted(self, key: str, filename: str, body: bytes) -> None:
         """Compile an exercise's driver or trace (the host's own code) once, as plain Python."""
-        if filename not in (DRIVER_FILENAME, TRACE_FILENAME):
-            return
         _remember(
             self.trusted,
             key,
@@ -263,20 +264,13 @@ class Zygote:
                 return spare
         return self.fork_spare(limits)
 
-    def assign(self, header: dict[str, Any], limits: Limits, body: bytes) -> Attempt:
+    def assign(self, order: RunOrder, body: bytes) -> Attempt:
         """Hand one job (from its first case on) to a confined child."""
-        self.recent_limits = limits
-        self.recent_helpers = header.get("helpers_key") is not None
-        spare = self.take_spare(limits)
-        first_case = int(header["first_case"])
-        spent_cpu = float(header.get("spent_cpu_ms", 0.0)) / 1000
-        spent_wall = float(header.get("spent_wall_ms", 0.0)) / 1000
-        routing = {
-            "first_case": first_case,
-            "helpers_key": header.get("helpers_key"),
-            "trusted_keys": header.get("trusted_keys"),
-        }
-        assignment = protocol.encode_with_body(routing, body)
+        self.recent_limits = order.limits
+        self.recent_helpers = order.helpers_key is not None
+        spare = self.take_spare(order.limits)
+        routing = Assignment(order.first_case, order.helpers_key, order.trusted_keys)
+        assignment = protocol.encode_assignment(routing, body)
         try:
             view = memoryview(assignment)
             while view:
@@ -286,15 +280,15 @@ class Zygote:
         finally:
             os.close(spare.job_fd)
         attempt = Attempt(
-            int(header["job"]),
+            order.job,
             spare,
-            first_case,
-            int(header["cases"]),
+            order.first_case,
+            order.cases,
             time.monotonic(),
-            spent_cpu=spent_cpu,
-            spent_wall=spent_wall,
+            spent_cpu=order.spent_cpu_ms / 1000,
+            spent_wall=order.spent_wall_ms / 1000,
             cpu_start=cpu_seconds(spare.pid) or 0.0,
-            long=header.get("long") is True,
+            long=order.long,
         )
         self.attempts[spare.exit_fd] = attempt
         self.selector.register(spare.exit_fd, selectors.EVENT_READ, attempt)
@@ -316,19 +310,18 @@ class Zygote:
             self.attempts.clear()
             self.spares.clear()
             layers = self.confinement.apply(limits, keep_fds=[job_fd, exit_fd])
-            mailbox.send({"t": "hello", "layers": dict(layers, policy=True)})
+            mailbox.send(protocol.Hello(dict(layers, policy=True)))
             # While idle: pay the page copies now, along the path the next job likely takes.
             rehearse(self.policy, job_fd, self.recent_helpers)
-            header, job = receive_assignment(job_fd)
+            assignment, job = receive_assignment(job_fd)
             os.close(job_fd)
-            helpers = self.helpers.get(str(header.get("helpers_key")))
-            keys = header.get("trusted_keys")
+            helpers = self.helpers.get(str(assignment.helpers_key))
             trusted = {
                 filename: self.trusted[key]
-                for filename, key in (keys.items() if isinstance(keys, dict) else ())
+                for filename, key in assignment.trusted_keys.items()
                 if key in self.trusted
             }
-            run_job(job, mailbox, self.policy, header["first_case"], helpers, trusted)
+            run_job(job, mailbox, self.policy, assignment.first_case, helpers, trusted)
             # Say so, and close the exit pipe now: tearing down this address space takes
             # milliseconds, and nobody needs to wait for it.
             mailbox.mark_done()
@@ -342,7 +335,7 @@ class Zygote:
         if self.attempts.get(attempt.spare.exit_fd) is not attempt:
             return  # finished earlier in this round of events
         try:
-            if os.read(attempt.spare.exit_fd, protocol.READ_CHUNK):
+            if os.read(attempt.spare.exit_fd, framing.READ_CHUNK):
                 return  # a child has no business writing here; only end-of-file counts
         except OSError:
             pass
@@ -399,16 +392,16 @@ class Zygote:
             status = self.kill(spare.pid)
         os.close(spare.exit_fd)
         running, _ = spare.mailbox.running()
-        report = {
-            "job": attempt.job_id,
-            "first_case": attempt.first_case,
-            "status": status,
-            "running": running,
-            "timed_out": attempt.timed_out,
-            "overflowed": spare.mailbox.overflowed(),
-            "elapsed_ms": (time.monotonic() - attempt.assigned) * 1000,
-            "cpu_ms": cpu_ms,
-        }
+        report = protocol.AttemptReport(
+            job=attempt.job_id,
+            first_case=attempt.first_case,
+            status=status,
+            running=running,
+            timed_out=attempt.timed_out,
+            overflowed=spare.mailbox.overflowed(),
+            elapsed_ms=(time.monotonic() - attempt.assigned) * 1000,
+            cpu_ms=cpu_ms,
+        )
         self.send(report, spare.mailbox.raw())
         spare.mailbox.close()
         self.dispatch()
@@ -452,7 +445,7 @@ class Zygote:
             attempt.slow, demoted = True, True
             room -= 1
             demote(attempt.spare.pid)
-            self.send({"job": attempt.job_id, "event": "demoted"})
+            self.send(protocol.Demoted(attempt.job_id))
         if demoted:
             self.dispatch()  # the fast slots just freed
         if not self.attempts:
@@ -472,13 +465,12 @@ class Zygote:
     def serve(self) -> None:
         self.selector.register(CONTROL_IN, selectors.EVENT_READ, None)
         self.send(
-            {
-                "event": "ready",
-                "pid": os.getpid(),
-                "layers": self.layers,
-                "reasons": self.confinement.reasons(),
-                "landlock_abi": self.confinement.landlock_abi,
-            }
+            protocol.ZygoteReady(
+                pid=os.getpid(),
+                layers=self.layers,
+                reasons=self.confinement.reasons(),
+                landlock_abi=self.confinement.landlock_abi,
+            )
         )
         timeout: float | None = None
         while not self.stopping:

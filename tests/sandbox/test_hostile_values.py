@@ -10,7 +10,7 @@ import pytest
 
 from app.grading.judge import Judge
 from app.schemas import Status, Verdict
-from sandbox import protocol
+from sandbox import framing
 from tests.sandbox.hostile import grade, on_first_case, whole
 
 # -- baseline -------------------------------------------------------------------------------
@@ -224,6 +224,6 @@ def test_printed_frames_come_back_verbatim_as_output(hostile_judge: Judge) -> No
 
 def test_a_deeply_nested_reply_frame_is_a_protocol_error() -> None:
     body = b'{"t":"case","case":0,"value":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-    frame = protocol.HEADER.pack(len(body)) + body
-    with pytest.raises(protocol.ProtocolError):
-        protocol.FrameReader().feed(frame)
+    frame = framing.HEADER.pack(len(body)) + body
+    with pytest.raises(framing.ProtocolError):
+        framing.FrameReader().feed(frame)

@@ -18,7 +18,7 @@ import pytest
 from app.catalog import Catalog
 from app.grading.judge import Judge
 from app.grading.reports import build_report
-from sandbox.child import REHEARSAL_SOURCE
+from sandbox.rehearsal import REHEARSAL_SOURCE
 from tests.procfs import memory_matches
 from tests.sandbox.hostile import children, process_table
 

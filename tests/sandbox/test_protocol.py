@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from sandbox.protocol import FrameReader, encode
+from sandbox.framing import FrameReader, encode
 
 
 def test_lone_surrogates_become_replacement_characters_everywhere_in_a_message() -> None:

@@ -13,18 +13,19 @@ from typing import Any
 
 import pytest
 
-from sandbox import values
-from sandbox.child import REHEARSAL_HELPERS_JOB, REHEARSAL_JOB, rehearse, run_job
+from sandbox import protocol, values
+from sandbox.child import run_job
+from sandbox.job import Job, RandomMode
 from sandbox.policy import Policy
-from sandbox.protocol import Job, RandomMode
+from sandbox.rehearsal import REHEARSAL_HELPERS_JOB, REHEARSAL_JOB, rehearse
 
 
 class Recorder:
     def __init__(self) -> None:
         self.messages: list[dict[str, Any]] = []
 
-    def send(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
+    def send(self, message: protocol.Reply) -> None:
+        self.messages.append(protocol.reply_document(message))
 
     def start_case(self, index: int) -> None:
         pass

@@ -42,7 +42,9 @@ def test_no_spare_is_forked_beside_a_long_job(slots: list[bool]) -> None:
 
 
 def test_the_pool_tells_the_zygote_which_jobs_are_long(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sandbox import Job, Limits, Pool, protocol
+    from dataclasses import replace
+
+    from sandbox import Job, Limits, Pool, framing, protocol
 
     step = Job(
         code="def f(x):\n    return x\n",
@@ -51,13 +53,13 @@ def test_the_pool_tells_the_zygote_which_jobs_are_long(monkeypatch: pytest.Monke
         parameters={"x": "value"},
         limits=Limits(),
     )
-    driven = Job(**{**step.__dict__, "driver": "def drive(step, Generator, x):\n    return 1\n"})
+    driven = replace(step, driver="def drive(step, Generator, x):\n    return 1\n")
     with Pool(workers=1) as pool:
         sent: list[bytes] = []
         monkeypatch.setattr(pool, "_write", sent.append)
         pool.submit_all([step, driven])
-        runs = [protocol.split_body(frame[protocol.HEADER.size :])[0] for frame in sent]
-        runs = [header for header in runs if header.get("op") == "run"]
-        assert [header["long"] for header in runs] == [False, True]
+        orders = [protocol.parse_order(framing.split_body(frame[4:])[0]) for frame in sent]
+        runs = [order for order in orders if isinstance(order, protocol.RunOrder)]
+        assert [order.long for order in runs] == [False, True]
         monkeypatch.undo()
         pool.submit_all([step])[0].result(timeout=10)  # and it still runs its jobs

@@ -6,7 +6,8 @@ import pytest
 
 from app.grading.judge import Judge
 from sandbox import Job, Limits, Outcome, RandomMode
-from sandbox.protocol import ProtocolError, parse_case
+from sandbox.framing import ProtocolError
+from sandbox.protocol import parse_reply
 from sandbox.values import RECORDED_DRAWS, CountingGenerator, ScriptedGenerator, json_data
 
 STEP = "def step(xs, rng):\n    return [x + rng.random() for x in xs]\n"
@@ -84,7 +85,7 @@ def test_infinite_draws_are_recorded_as_unknown() -> None:
 )
 def test_the_host_refuses_malformed_draw_records(drawn: object) -> None:
     with pytest.raises(ProtocolError, match="drawn"):
-        parse_case({"outcome": "returned", "drawn": drawn}, 100)
+        parse_reply({"t": "case", "case": 0, "outcome": "returned", "drawn": drawn}, 100)
 
 
 def test_trace_data_is_plain_json() -> None:
