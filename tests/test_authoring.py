@@ -66,6 +66,13 @@ def nan_expected(folder: Path) -> None:
     path.write_text(json.dumps(cases))  # json writes NaN, which json.loads reads back
 
 
+def infinite_expected(folder: Path) -> None:
+    path = folder / "cases.json"
+    cases = json.loads(path.read_text())
+    cases[-1]["expected"]["value"] = float("-inf")
+    path.write_text(json.dumps(cases))  # json writes -Infinity, which json.loads reads back
+
+
 def distribution_not_on_a_list(folder: Path) -> None:
     """``[custom] probabilities`` naming a parameter that is no list (or none at all)."""
     kinds = load_exercise(folder).parameters
@@ -82,6 +89,11 @@ LOAD_MISTAKES: dict[str, tuple[Callable[[Path], None], str]] = {
     "unknown key": (unknown_key, r"unknown key 'dificulty' \(did you mean 'difficulty'\?\)"),
     "empty statement": (empty_statement, r"statement.md: the statement is empty"),
     "nan expected": (nan_expected, r"cases.json: case .*: the expected value holds nan"),
+    "infinite expected": (
+        infinite_expected,
+        r"cases.json: case .*: the expected value holds nan or infinity; set \[compare\] "
+        r"allow_nonfinite = true",
+    ),
     "distribution not on a list": (
         distribution_not_on_a_list,
         r"\[custom\] probabilities maps list parameters to the tolerance of their sum",
@@ -208,6 +220,68 @@ def test_check_of_an_unknown_id_names_the_nearest(tmp_path: Path) -> None:
     done = judge("--exercises", str(tmp_path), "exercises", "check", "top-q")
     assert done.returncode == 1 and "no exercise 'top-q'" in done.stdout
     assert "did you mean 'top-p'?" in done.stdout
+
+
+def test_an_exercise_that_means_a_nonfinite_expectation_says_so(tmp_path: Path) -> None:
+    copy = copy_of(FOLDERS[0], tmp_path)
+    infinite_expected(copy)
+    text = toml_text(copy)
+    if re.search(r"^\[compare\]", text, flags=re.M):
+        set_toml(
+            copy, re.sub(r"^\[compare\]\n", "[compare]\nallow_nonfinite = true\n", text, flags=re.M)
+        )
+    else:
+        set_toml(copy, text + "\n[compare]\nallow_nonfinite = true\n")
+    assert load_exercise(copy).allow_nonfinite
+
+
+def new_exercise(root: Path, exercise_id: str = "my-max") -> Path:
+    """A scaffold, regenerated: a folder that passes check, for one mistake at a time."""
+    assert judge("--exercises", str(root), "exercises", "new", exercise_id).returncode == 0
+    assert judge("--exercises", str(root), "exercises", "regen", exercise_id).returncode == 0
+    return root / exercise_id
+
+
+def test_check_refuses_a_reference_that_fails_only_on_the_random_cases(tmp_path: Path) -> None:
+    # The stored cases hold at most 14 numbers; the generator draws 20 to 30, on which this
+    # reference raises: regen and the examples cannot see it, its own Submit does.
+    folder = new_exercise(tmp_path)
+    (folder / "case_generator.py").write_text(
+        "def random_case(rng):\n"
+        "    size = int(rng.integers(20, 31))\n"
+        "    return {'values': [int(v) for v in rng.integers(-99, 100, size)]}\n"
+    )
+    set_toml(folder, toml_text(folder) + "\n[submit]\nrandom_cases = 5\n")
+    solution = folder / "solution.py"
+    solution.write_text(
+        solution.read_text().replace(
+            "    best = values[0]\n",
+            "    if len(values) > 15:\n        raise ValueError('long lists: not done yet')\n"
+            "    best = values[0]\n",
+        )
+    )
+    done = judge("--exercises", str(tmp_path), "exercises", "check", "my-max")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"FAIL  my-max  ({folder})" in done.stdout, done.stdout
+    assert (
+        "random case 1 of seed 0: the reference raised ValueError: long lists: not done yet"
+    ) in done.stdout, done.stdout
+    assert "the reference fails its Submit (runtime_error)" in done.stdout, done.stdout
+
+
+def test_check_refuses_a_changed_reference_that_golden_submissions_disagree_with(
+    tmp_path: Path,
+) -> None:
+    # The author changes the reference and regenerates: the stored cases now agree with it,
+    # the golden correct submission beside it (max(values)) does not.
+    folder = new_exercise(tmp_path)
+    (folder / "solution.py").write_text("def largest(values):\n    return sorted(values)[-2:][0]\n")
+    assert judge("--exercises", str(tmp_path), "exercises", "regen", "my-max").returncode == 0
+    done = judge("--exercises", str(tmp_path), "exercises", "check", "my-max")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"FAIL  my-max  ({folder})" in done.stdout, done.stdout
+    assert "golden correct_builtin_max.py fails its Submit (wrong_answer)" in done.stdout
+    assert "stored expected" not in done.stdout  # regen did its part: only the golden differs
 
 
 @pytest.fixture
