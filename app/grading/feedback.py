@@ -115,9 +115,11 @@ def _token_sentence(step: dict[str, Any]) -> str:
         sums = f"running sums over {source} {_numbers(running)}"
     if running and u >= running[-1]:
         # Round-off: the sums stop short of 1 and the draw is above them all. Four digits would
-        # show both as 1, so this says them in full.
+        # show both as 1, and so would twelve for 0.9999999999999999: this says them in full
+        # (the shortest digits that read back as the same float).
         return (
-            f"draw {step['draw']} gave {var} = {u:.12g}; {sums}, the last {running[-1]:.12g} "
+            f"draw {step['draw']} gave {var} = {float(u)!r}; {sums}, the last "
+            f"{float(running[-1])!r} "
             f"by round-off; no running sum exceeds {var}, so the last token of probability "
             f"above 0: token {step['token']}"
         )

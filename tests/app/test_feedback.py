@@ -51,6 +51,26 @@ def test_a_zero_draft_probability_is_certain_acceptance() -> None:
     assert "r = 0.5 < 1: accepted" in text
 
 
+def test_a_draw_above_running_sums_short_of_one_is_said_in_full() -> None:
+    # Ten tokens of 0.1 add up to 0.9999999999999999; a draw of that size is above them all.
+    running = [0.1 * n for n in range(1, 10)] + [0.9999999999999999]
+    step = {
+        "kind": "sample",
+        "position": 0,
+        "source": "softmax(logits)",
+        "weights": [0.1] * 10,
+        "running": running,
+        "draw": 1,
+        "var": "u",
+        "u": 0.9999999999999999,
+        "token": 9,
+        "interval": [running[-2], 1.0],
+    }
+    text = feedback.explain_divergence([step], 0, single=True) or ""
+    assert "gave u = 0.9999999999999999;" in text, text
+    assert "the last 0.9999999999999999 by round-off" in text, text
+
+
 def test_past_the_reference_end_the_last_step_is_shown() -> None:
     text = feedback.explain_divergence([ACCEPT], 1) or ""
     assert text.startswith("The reference's step ended at position 0: token 10")
