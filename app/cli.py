@@ -1,4 +1,5 @@
-"""The `judge` command: serve, grade, exercises check|regen, doctor; bench from a checkout."""
+"""The `judge` command: serve, grade, run, exercises new|check|regen, doctor; bench from a
+checkout."""
 
 from __future__ import annotations
 
@@ -311,11 +312,24 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=cmd_run)
 
     exercises = commands.add_parser(
-        "exercises", help="scaffold, validate or regenerate exercise folders"
+        "exercises",
+        help="scaffold, validate or regenerate exercise folders",
+        description="new ID: write a folder ID/ to edit from (`regen ID` then passes `check`); "
+        "check [ID...]: every rule of exercises/README.md, through the real sandbox; "
+        "regen [ID...]: rewrite the cases' expected outputs from solution.py",
     )
     exercises.add_argument("action", choices=["check", "regen", "new"])
     exercises.add_argument(
-        "ids", nargs="*", metavar="ID", help="the exercises (check, regen: every one when none)"
+        "ids",
+        nargs="*",
+        metavar="ID",
+        help="the exercises (new: exactly one; check, regen: every one when none)",
+    )
+    exercises.add_argument(
+        "--exercises",
+        type=Path,
+        default=argparse.SUPPRESS,  # else the global --exercises (given before `exercises`)
+        help="folder of exercise folders to work in (default: as for `judge --exercises`)",
     )
     exercises.set_defaults(func=cmd_exercises)
 
@@ -355,7 +369,14 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, left = parser.parse_known_args(argv)
+    if left and args.command == "exercises" and not any(word.startswith("-") for word in left):
+        # `judge exercises check --exercises DIR ID`: argparse gives the ids no second chance
+        # after an option that follows the action; they are ids all the same.
+        args.ids = [*args.ids, *left]
+    elif left:
+        parser.error(f"unrecognized arguments: {' '.join(left)}")
     try:
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught below

@@ -174,6 +174,30 @@ def test_a_reader_that_goes_away_is_not_a_traceback() -> None:
     assert done.stderr == ""
 
 
+@pytest.mark.parametrize(
+    "words",
+    [
+        ("--exercises", "{root}", "exercises", "new", "my-max"),
+        ("exercises", "--exercises", "{root}", "new", "my-max"),
+        ("exercises", "new", "--exercises", "{root}", "my-max"),
+        ("exercises", "new", "my-max", "--exercises", "{root}"),
+    ],
+)
+def test_exercises_takes_its_folder_before_or_after_the_action(
+    tmp_path: Path, words: tuple[str, ...]
+) -> None:
+    done = judge(*(word.format(root=tmp_path) for word in words))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "my-max" / "exercise.toml").is_file()
+    assert not (ROOT / "exercises" / "my-max").exists()
+
+
+def test_an_unknown_option_is_still_refused() -> None:
+    done = judge("exercises", "check", "--no-such-option")
+    assert done.returncode == 2
+    assert "unrecognized arguments: --no-such-option" in done.stderr
+
+
 def test_exercises_check_passes_on_the_built_in_exercises() -> None:
     done = judge("exercises", "check")
     assert done.returncode == 0, done.stdout + done.stderr
