@@ -147,7 +147,7 @@ def katex_problems(texts: Mapping[str, str]) -> list[str] | None:
     problems = []
     for name, errors in zip(names, found, strict=True):
         for title, source in errors:
-            problems.append(f"{name}: KaTeX cannot typeset {source.strip()!r}: {title}")
+            problems.append(f"{name}: KaTeX cannot typeset '{source.strip()}': {title}")
     return problems
 
 

@@ -84,7 +84,8 @@ def check_exercise(judge: Judge, exercise: Exercise) -> list[str]:
         if not compare.same(case.expected, fresh, exercise.tolerance):
             problems.append(
                 f"case {case.name!r}: stored expected {json.dumps(case.expected)} but the "
-                f"reference now gives {json.dumps(fresh)} (run `judge exercises regen`)"
+                f"reference now gives {json.dumps(fresh)} "
+                f"(run `judge exercises regen {exercise.id}`)"
             )
     problems.extend(_random_case_problems(judge, exercise))
     problems.extend(_caps_problems(exercise))
@@ -225,7 +226,8 @@ def _check_exercises(judge: Judge, exercises: list[Exercise]) -> int:
         problems = maths[exercise.id] + check_exercise(judge, exercise)
         print(f"{'FAIL' if problems else 'ok  '}  {exercise.id}  ({exercise.folder})")
         for problem in problems:
-            print(f"      {problem}")
+            # A message of many lines (a traceback) stays under its exercise, indented.
+            print("      " + problem.replace("\n", "\n        "))
         failed += bool(problems)
     print(f"{len(exercises) - failed} of {len(exercises)} exercises valid")
     return 1 if failed else 0
