@@ -284,6 +284,22 @@ def test_check_refuses_a_changed_reference_that_golden_submissions_disagree_with
     assert "stored expected" not in done.stdout  # regen did its part: only the golden differs
 
 
+def test_check_proves_the_wrong_golden_files_beside_the_exercise(tmp_path: Path) -> None:
+    # The scaffold's wrong_starts_at_zero.py fails first at 'negative numbers only' (check
+    # passes on the scaffold, above); an expect line naming another case is refused.
+    folder = new_exercise(tmp_path)
+    wrong = folder / "solutions" / "wrong_starts_at_zero.py"
+    lines = wrong.read_text().splitlines(keepends=True)
+    wrong.write_text("# expect: wrong_answer a long list\n" + "".join(lines[1:]))
+    done = judge("--exercises", str(tmp_path), "exercises", "check", "my-max")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"FAIL  my-max  ({folder})" in done.stdout, done.stdout
+    assert (
+        "golden wrong_starts_at_zero.py fails Submit with wrong_answer at 'negative numbers "
+        "only'; its first line expects wrong_answer at 'a long list'"
+    ) in done.stdout, done.stdout
+
+
 @pytest.fixture
 def grader(judge: Judge) -> Judge:
     """The tests' warm judge (conftest's ``judge``; here that name is the command line's)."""

@@ -4,7 +4,8 @@ Expected outputs are never typed by hand: ``regen`` runs each reference solution
 sandbox and stores what it returned (and how many random numbers it drew), replacing only the
 ``expected`` values that change, in place; ``check`` fails when the stored expectations and a
 fresh run of the reference disagree, when the reference fails its own Submit (random cases and
-checks included) or a golden correct submission is refused, when the math of the statement or a
+checks included), a golden correct submission is refused or a wrong one beside the exercise
+fails otherwise than its first line says, when the math of the statement or a
 hint does not typeset, and (at load) on every rule of the folder format.
 """
 
@@ -21,7 +22,7 @@ from app.catalog import EXERCISES_DIR, Case, Catalog, Exercise, ExerciseError
 from app.exercise_keys import nearest
 from app.grading import case_sets, compare, custom_input, feedback, reports
 from app.grading.judge import Judge
-from app.schemas import Mode, Status, Verdict
+from app.schemas import Group, Mode, Status, Verdict
 from app.theory import texts as theory_texts
 from sandbox import RandomMode
 
@@ -97,6 +98,8 @@ def check_exercise(judge: Judge, exercise: Exercise) -> list[str]:
     for path in golden_files(exercise, "correct"):
         code = path.read_text(encoding="utf-8")
         problems.extend(_submit_problems(judge, exercise, f"golden {path.name}", code))
+    for path in sorted((exercise.folder / GOLDEN_FOLDER).glob("wrong_*.py")):
+        problems.extend(_wrong_golden_problems(judge, exercise, path))
     starter = judge.grade(exercise, exercise.starter_code)
     if starter.verdict in (Verdict.compile_error, Verdict.rejected):
         problems.append(f"the starter code does not compile: {starter.message}")
@@ -114,6 +117,37 @@ def _submit_problems(judge: Judge, exercise: Exercise, who: str, code: str) -> l
     row = next((t for t in report.tests if t.status != Status.passed), None)
     where = f": {row.name!r}: {row.message}" if row is not None else f": {report.message}"
     return [f"{who} fails its Submit ({report.verdict.value}){where}"]
+
+
+def _wrong_golden_problems(judge: Judge, exercise: Exercise, path: Path) -> list[str]:
+    """A ``wrong_*.py`` beside the exercise must fail Submit as its first lines say
+    (``# expect: <verdict> <first failing case>``, ``random`` for any random case, then
+    optionally ``# message: <words>``), so that an author proves it in the one folder. The
+    repository's own tests/solutions/ are proven by the test suite, Run included."""
+    code = path.read_text(encoding="utf-8")
+    lines = code.splitlines() or [""]
+    if not lines[0].startswith("# expect: "):
+        return [f"golden {path.name}: its first line must be '# expect: <verdict> <case name>'"]
+    verdict, _, case = lines[0].removeprefix("# expect: ").partition(" ")
+    case = case.strip()
+    said = lines[1] if len(lines) > 1 else ""
+    phrase = said.removeprefix("# message: ").strip() if said.startswith("# message: ") else ""
+    report = judge.grade(exercise, code, Mode.submit, seed=GOLDEN_SEED)
+    expected = f"its first line expects {verdict} at {case!r}"
+    if report.status == Status.passed:
+        return [f"golden {path.name} is accepted by Submit; {expected}"]
+    first = next((t for t in report.tests if t.status != Status.passed), None)
+    if report.status == Status.error or first is None:  # nothing ran: the report says why
+        where, text, at_case = "the whole submission", report.message or "", True
+    else:
+        where, text = first.name, first.message or ""
+        at_case = first.name == case or (case == "random" and first.group == Group.random)
+    if report.verdict.value != verdict or not at_case:
+        got = f"fails Submit with {report.verdict.value} at {where!r}"
+        return [f"golden {path.name} {got}; {expected}"]
+    if phrase and phrase.lower() not in text.lower():
+        return [f"golden {path.name}: the message at {where!r} lacks {phrase!r}: {text}"]
+    return []
 
 
 def math_problems(
