@@ -202,7 +202,12 @@ def install_zygote() -> None:
 
     def send(fn: Any) -> Any:
         def marked(self: Any, message: Any) -> None:
-            kind = message.get("t") if isinstance(message, dict) else None
+            # A message is a dict, or a typed reply (Ready, End) once the protocol has them.
+            kind = (
+                message.get("t")
+                if isinstance(message, dict)
+                else {"Ready": "ready", "End": "end"}.get(type(message).__name__)
+            )
             if kind == "end" and "received" in state["marks"]:
                 mark("cases")
             fn(self, message)
