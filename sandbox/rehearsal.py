@@ -135,13 +135,16 @@ def rehearse(policy: Policy, job_fd: int | None = None, with_helpers: bool = Fal
     compiled = _REHEARSAL_COMPILED
     if not compiled:
         compiled[HELPERS_FILENAME] = compile_learner(REHEARSAL_HELPERS, HELPERS_FILENAME)
+    mailbox = _Rehearsal(job_fd)
+    try:
+        mailbox.stop_if_job_arrived()  # under load the job is there already: nothing to save
+    except _JobArrived:
+        return
     # A job whose random mode is not the legacy global state never seeds it, and a learner's
     # step may draw from it all the same (a mistake a report shows): a spare hands its job the
     # state the zygote left, whichever rehearsal it ran and wherever that stopped.
     legacy = np.random.get_state() if job_fd is not None else None
-    mailbox = _Rehearsal(job_fd)
     try:
-        mailbox.stop_if_job_arrived()
         job = Job.from_document(json.loads(REHEARSAL_BODIES[with_helpers]))
         run_job(job, mailbox, policy, 0, compiled[HELPERS_FILENAME])  # type: ignore[arg-type]
     except _JobArrived:
