@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import os
+import select
 import selectors
 import signal
 import sys
@@ -271,6 +272,9 @@ class Zygote:
         spare = self.take_spare(order.limits)
         routing = Assignment(order.first_case, order.helpers_key, order.trusted_keys)
         assignment = protocol.encode_assignment(routing, body)
+        # Before the job is written: a child on the other core can finish it before the next
+        # line of this process runs, and a clock read after that counted its job as 0 ms.
+        cpu_start = cpu_seconds(spare.pid) or 0.0
         try:
             view = memoryview(assignment)
             while view:
@@ -287,7 +291,7 @@ class Zygote:
             time.monotonic(),
             spent_cpu=order.spent_cpu_ms / 1000,
             spent_wall=order.spent_wall_ms / 1000,
-            cpu_start=cpu_seconds(spare.pid) or 0.0,
+            cpu_start=cpu_start,
             long=order.long,
         )
         self.attempts[spare.exit_fd] = attempt
@@ -326,6 +330,10 @@ class Zygote:
             # milliseconds, and nobody needs to wait for it.
             mailbox.mark_done()
             os.close(exit_fd)
+            # Then wait for the zygote's kill, still alive: it reads this child's CPU clock
+            # first, which an exited child no longer has (the reading then fell back to /proc's
+            # coarse ticks, below the one taken at hand-over, and the job's CPU read as 0).
+            select.select([], [], [])
         except BaseException:  # noqa: BLE001 - a child must never return into the zygote loop
             status = 70
         finally:
