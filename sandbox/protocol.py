@@ -213,7 +213,18 @@ Event = ZygoteReady | AttemptReport | Demoted | JobRefused
 def encode_event(event: Event, body: bytes = b"") -> bytes:
     """The one encoder of what the zygote tells the host."""
     if isinstance(event, AttemptReport):
-        header: dict[str, Any] = {"event": "ended", **asdict(event)}
+        # Field by field: asdict() deep-copies each one, work the zygote pays on every job.
+        header: dict[str, Any] = {
+            "event": "ended",
+            "job": event.job,
+            "first_case": event.first_case,
+            "status": event.status,
+            "running": event.running,
+            "timed_out": event.timed_out,
+            "overflowed": event.overflowed,
+            "elapsed_ms": event.elapsed_ms,
+            "cpu_ms": event.cpu_ms,
+        }
     elif isinstance(event, Demoted):
         header = {"event": "demoted", "job": event.job}
     elif isinstance(event, JobRefused):
