@@ -14,7 +14,7 @@ import pytest
 
 from app.catalog import Catalog, Exercise
 from app.grading.judge import Judge
-from app.schemas import Status
+from app.schemas import CaseResult, Group, Mode, Status
 
 EXERCISE = "speculative-decoding-resample"
 # The lesson this exercise's [distribution.words] gives a step right in distribution only.
@@ -31,6 +31,12 @@ WRONG_IN_DISTRIBUTION = [
 ]
 
 
+def check_rows(judge: Judge, exercise: Exercise, code: str) -> list[CaseResult]:
+    """The distribution check's rows of a Submit of ``code`` (after the cases' rows)."""
+    report = judge.grade(exercise, code, Mode.submit)
+    return [test for test in report.tests if test.group == Group.check]
+
+
 @pytest.fixture(scope="module")
 def exercise(catalog: Catalog) -> Exercise:
     found = catalog.get(EXERCISE)
@@ -40,7 +46,7 @@ def exercise(catalog: Catalog) -> Exercise:
 
 @pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)
 def test_every_correct_step_passes(path: Path, judge: Judge, exercise: Exercise) -> None:
-    rows = judge.check_rows(exercise, path.read_text(), exact_failed=False)
+    rows = check_rows(judge, exercise, path.read_text())
     assert len(rows) == len(exercise.distribution.pairs) >= 2
     for row in rows:
         assert row.status == Status.passed, row.message
@@ -52,7 +58,7 @@ def test_every_correct_step_passes(path: Path, judge: Judge, exercise: Exercise)
 
 @pytest.mark.parametrize("name", WRONG_IN_DISTRIBUTION)
 def test_each_step_wrong_in_distribution_fails(name: str, judge: Judge, exercise: Exercise) -> None:
-    rows = judge.check_rows(exercise, (GOLDEN / f"{name}.py").read_text(), exact_failed=True)
+    rows = check_rows(judge, exercise, (GOLDEN / f"{name}.py").read_text())
     failed = [row for row in rows if row.status == Status.failed]
     assert failed, [row.message for row in rows]
     for row in failed:
@@ -83,7 +89,7 @@ def test_each_step_wrong_in_distribution_fails(name: str, judge: Judge, exercise
 def test_a_replacement_outside_the_residual_is_named_with_its_trial(
     name: str, judge: Judge, exercise: Exercise
 ) -> None:
-    rows = judge.check_rows(exercise, (GOLDEN / f"{name}.py").read_text(), exact_failed=True)
+    rows = check_rows(judge, exercise, (GOLDEN / f"{name}.py").read_text())
     pair = exercise.distribution.pairs[0]
     row = rows[0]
     assert row.status == Status.failed
@@ -110,16 +116,14 @@ def test_the_order_lesson_is_told_only_when_every_pair_passes(
     # A replacement from p fails the first pair and passes the others (the second's draft sure
     # of one token hides it; with supports apart the residual is p): their rows must not say
     # the step is right in distribution.
-    rows = judge.check_rows(
-        exercise, (GOLDEN / "wrong_resample_from_target.py").read_text(), exact_failed=True
-    )
+    rows = check_rows(judge, exercise, (GOLDEN / "wrong_resample_from_target.py").read_text())
     assert [row.status for row in rows] == [Status.failed, Status.passed, Status.passed]
     assert all(ORDER_LESSON not in (row.message or "") for row in rows)
 
 
 def test_the_chart_carries_the_numbers(judge: Judge, exercise: Exercise) -> None:
     code = (GOLDEN / "wrong_residual_not_normalised.py").read_text()
-    row = judge.check_rows(exercise, code, exact_failed=True)[0]
+    row = check_rows(judge, exercise, code)[0]
     chart = row.chart
     assert chart is not None
     pair = exercise.distribution.pairs[0]
@@ -140,9 +144,10 @@ def test_draws_up_front_pass_the_check_and_fail_the_report(
     judge: Judge, exercise: Exercise
 ) -> None:
     code = (GOLDEN / "wrong_uniforms_up_front.py").read_text()
-    report = judge.grade(exercise, code)
+    report = judge.grade(exercise, code, Mode.submit)
     assert report.status == Status.failed
-    rows = judge.check_rows(exercise, code, exact_failed=report.status != Status.passed)
+    rows = [test for test in report.tests if test.group == Group.check]
+    assert len(rows) == len(exercise.distribution.pairs)
     for row in rows:
         assert row.status == Status.passed, row.message
         assert (row.message or "").endswith(ORDER_LESSON)
@@ -151,7 +156,7 @@ def test_draws_up_front_pass_the_check_and_fail_the_report(
 def test_a_wrong_mean_token_count_fails(judge: Judge, exercise: Exercise) -> None:
     # A bonus token after a rejection leaves the first token right but adds tokens.
     code = (GOLDEN / "wrong_bonus_after_rejection.py").read_text()
-    row = judge.check_rows(exercise, code, exact_failed=True)[0]
+    row = check_rows(judge, exercise, code)[0]
     assert row.status == Status.failed
     assert "came out in the target's proportions" in (row.message or "")
     assert "tokens on average; with every row the same a correct step yields" in (row.message or "")
@@ -162,21 +167,21 @@ def test_a_wrong_mean_token_count_fails(judge: Judge, exercise: Exercise) -> Non
 def test_the_same_seed_gives_the_same_verdict(judge: Judge, exercise: Exercise) -> None:
     for name in ("correct_while_loop", "wrong_resample_from_target"):
         code = (GOLDEN / f"{name}.py").read_text()
-        first = judge.check_rows(exercise, code, exact_failed=False)
-        again = judge.check_rows(exercise, code, exact_failed=False)
+        first = check_rows(judge, exercise, code)
+        again = check_rows(judge, exercise, code)
         assert [r.chart for r in first] == [r.chart for r in again]
         assert [r.status for r in first] == [r.status for r in again]
 
 
 def test_a_step_that_returns_garbage_is_told_so(judge: Judge, exercise: Exercise) -> None:
     code = "def speculative_step(p, q, draft, rng):\n    return [9]\n"
-    rows = judge.check_rows(exercise, code, exact_failed=True)
+    rows = check_rows(judge, exercise, code)
     assert rows[0].status == Status.failed
     assert rows[0].message == (
         "on trial 1 of the distribution check your step returned token 9, outside the vocabulary"
     )
     code = "def speculative_step(p, q, draft, rng):\n    return []\n"
-    assert judge.check_rows(exercise, code, exact_failed=True)[0].message == (
+    assert check_rows(judge, exercise, code)[0].message == (
         "on trial 1 of the distribution check your step returned 0 tokens, but a step yields 1 to 4"
     )
 
@@ -203,7 +208,7 @@ def test_a_step_that_draws_nothing_fails_the_check_however_its_counts_look(
         "    first = pick(row, s['first'], s['k'])\n"
         "    return [first] * (pick(masses, s['lengths'], s['k']) + 1)\n"
     )
-    rows = judge.check_rows(exercise, code, exact_failed=True)
+    rows = check_rows(judge, exercise, code)
     assert [row.status for row in rows] == [Status.failed] * len(rows)
     assert rows[0].message == (
         "on trial 1 of the distribution check your step drew no number from the generator it "
@@ -213,17 +218,17 @@ def test_a_step_that_draws_nothing_fails_the_check_however_its_counts_look(
 
 
 def test_prints_inside_the_check_are_dropped(judge: Judge, exercise: Exercise) -> None:
-    rows = judge.check_rows(exercise, (GOLDEN / "correct_print_debug.py").read_text(), False)
+    rows = check_rows(judge, exercise, (GOLDEN / "correct_print_debug.py").read_text())
     assert [row.status for row in rows] == [Status.passed] * len(rows)
 
 
 def test_exercises_without_a_check_have_no_rows(judge: Judge, catalog: Catalog) -> None:
     verify = catalog.get("speculative-decoding-verify")
-    assert judge.check_rows(verify, verify.solution_code, exact_failed=False) == []
+    assert check_rows(judge, verify, verify.solution_code) == []
 
 
 def test_submit_reports_the_check_after_the_cases(judge: Judge, exercise: Exercise) -> None:
-    from app.schemas import Group, Mode, Verdict
+    from app.schemas import Verdict
 
     code = (GOLDEN / "wrong_uniforms_up_front.py").read_text()
     report = judge.grade(exercise, code, Mode.submit, 11)
@@ -258,7 +263,7 @@ def test_a_correct_step_slower_than_the_reference_still_passes(
         1,
     )
     assert slower != exercise.solution_code
-    rows = judge.check_rows(exercise, slower, exact_failed=False)
+    rows = check_rows(judge, exercise, slower)
     assert [row.status for row in rows] == [Status.passed] * len(rows), [r.message for r in rows]
 
 
@@ -315,7 +320,6 @@ def test_the_pool_gets_the_looks_and_the_rows_keep_the_pairs_order(
     judge: Judge, exercise: Exercise
 ) -> None:
     from app.grading.distribution_jobs import check_jobs
-    from app.schemas import Group, Mode
 
     check = exercise.distribution
     assert check is not None
@@ -354,10 +358,10 @@ def test_a_look_that_does_not_settle_runs_the_rest_and_is_judged_on_all_trials(
         # certain at once): its look on pair 1 is far from clearly right, so the rest runs.
         # (Pair 2 barely tells this mistake apart: its look settles it, and pair 1 fails it.)
         code = (GOLDEN / "wrong_residual_not_normalised.py").read_text()
-        rows = judge.check_rows(exercise, code, exact_failed=True)
+        rows = check_rows(judge, exercise, code)
     finally:
         del judge.pool.submit_all
-    cases = [case for job in handed for case in job.cases]
+    cases = [case for job in handed if job.driver for case in job.cases]
     mine = [(case["trials"], case["seed"]) for case in cases if case["p"] == pair.inputs()["p"]]
     assert mine == [(c.trials, c.seed) for c in chunks(pair, index)]
     chart = rows[index].chart

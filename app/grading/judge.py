@@ -1,9 +1,9 @@
 """The judge: grade(exercise, code, mode) -> Report, as jobs of the warm sandbox pool.
 
 The sandbox only ever sees the learner's code, the entry point and the case *inputs*; expected
-outputs stay here, on the trusted side. This module runs the jobs (the learner's, the
-reference's, the distribution check's) side by side; ``reports`` turns what they return into
-the report.
+outputs stay here, on the trusted side. ``grade_plan`` decides what a grade runs; this module
+hands the plan's jobs (the learner's, the reference's, the check's) to the pool side by side and
+awaits them by role; ``reports`` turns what they return into the report.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from typing import Any, TypeVar
 
 from app.catalog import Case, Exercise
 from app.errors import JudgeError, PayloadTooLarge, Saturated, code_bytes, code_over_cap
-from app.grading import case_sets, custom_input, distribution_jobs, whole_checks
-from app.grading.reports import build_report, limits_text, with_check_rows
+from app.grading import case_sets, custom_input, distribution_jobs, reports
+from app.grading.case_sets import RandomSet
+from app.grading.grade_plan import GradePlan, RunningGrade, draws_random_cases, plan_grade
 from app.schemas import CaseResult, Mode, Report, Status
 from sandbox import (
     Job,
@@ -118,124 +119,123 @@ class Judge:
         self, exercise: Exercise, code: str, mode: Mode = Mode.run, seed: int | None = None
     ) -> Report:
         """The one grade (Run or Submit): never blocks the event loop; raises Saturated or
-        SandboxDown. Submit's random cases use ``seed`` (a fresh one when None)."""
+        SandboxDown. Submit's random cases are fresh ones, after those of ``seed`` if given."""
         started = time.perf_counter()
-        mode = Mode(mode)
-        submit = mode is Mode.submit
-        cases = case_sets.stored_cases(exercise, submit)
-        drawn: list[dict[str, Any]] = []
-        names: list[str] = []
-        replayed, seed = (seed, None) if submit and exercise.random_cases else (None, None)
-        ahead: Future[RunResult] | None = None  # the reference's job on the cases, if started
-        if submit and exercise.random_cases:
-            # A seed the client chose replays those cases, and fresh ones are drawn beside them
-            # every time: a table of answers learnt from one report never passes a Submit.
-            stocked = self.fresh_cases.take_set(exercise)
-            seed, fresh, ahead = stocked.seed, stocked.inputs, stocked.expected
-            if replayed is not None:
-                replay = case_sets.random_inputs(exercise, replayed)
-                drawn += replay
-                names += [
-                    f"replay of seed {replayed}: random {n}" for n in range(1, len(replay) + 1)
-                ]
-            drawn += fresh
-            names += [f"random {n}" for n in range(1, len(fresh) + 1)]
-        inputs = [case.input for case in cases] + drawn
         _check_size(exercise, code)
-        # Admitted together, all or none, so the reference and the distribution check run
-        # beside the learner's job, not after it, and a 503 leaves none of them running.
-        if replayed is not None or (ahead is not None and not _finished_cleanly(ahead)):
-            # Replayed cases need a run of their own; one started ahead is used only once it
-            # has answered every case (in the background it may be waiting for an idle core).
-            ahead = None
-        jobs = [exercise.job(code, inputs)]
-        if drawn and ahead is None:
-            jobs.append(exercise.reference_job(drawn, traced=False))
-        check = whole_checks.of(exercise) if submit else None
-        looks = check.jobs(code) if check is not None else []
-        # Longest first: the check's jobs (hundreds of steps each) take the fast slots, and
-        # the learner's and the reference's shorter jobs fill in beside them, so the cores
-        # finish together (the check last, alone on one core, was the Submit's tail).
-        futures = self._submit_all([job for _, job in looks] + jobs)
-        learner = futures[len(looks)]
-        reference = ahead if ahead is not None else futures[-1] if drawn else None
-        # The check goes on by itself: a pair whose first look did not settle it starts the
-        # rest of its trials as soon as that look answers, not once the learner's job has.
-        handed = [(batch, future) for (batch, _), future in zip(looks, futures, strict=False)]
-        checking = (
-            asyncio.ensure_future(self._checked(exercise, check, code, handed))
-            if check is not None and looks
-            else None
-        )
+        mode = Mode(mode)
+        fresh = self._fresh_set(exercise) if draws_random_cases(exercise, mode) else None
+        plan = plan_grade(exercise, code, mode, seed, fresh)
+        running = plan.running(self._submit_all(plan.jobs()))
+        checking = self._start_check(plan, running)
         try:
-            result = await self._outcome(exercise, learner)
-            if reference is not None:
-                expected = await self._outcome(exercise, reference)
-                cases += case_sets.expected_cases(exercise, drawn, expected, names, "random")
-            # The exact cases' report is built while the check still runs (its job usually
-            # ends last), so the learner does not wait for it.
-            report = build_report(exercise, result, 0.0, cases, mode, seed)
-            if drawn and result.setup is None:
-                traced = await self._traced(exercise, cases, report)
-                if traced is not cases:
-                    cases = traced
-                    report = build_report(exercise, result, 0.0, cases, mode, seed)
-            checked = await checking if checking is not None else None
+            result = await self._outcome(exercise, running.learner)
+            cases = plan.stored_cases + await self._random_cases(plan, running)
+            # The cases' rows are worked out while the check still runs (its jobs end last).
+            rows = reports.case_rows(exercise, result, cases)
+            if plan.random_inputs and result.setup is None:
+                rows = await self._rows_with_traces(plan, result, cases, rows)
+            check_result = await checking if checking is not None else None
         finally:
             if checking is not None:
                 _settle(checking)
-        duration = round((time.perf_counter() - started) * 1000, 3)
-        update: dict[str, Any] = {"duration_ms": duration}
-        if replayed is not None:
-            update["replayed_seed"] = replayed
-        report = report.model_copy(update=update)
-        if checked is not None and check is not None:
-            rows = check.rows(
-                checked, limits_text(exercise), exact_failed=report.status != Status.passed
-            )
-            report = with_check_rows(report, rows, checked)
-        if drawn:
-            # The next Submit's cases and the reference's job on them, started once this one is
-            # answered, in the background (idle cores only: a grade that comes meanwhile runs
-            # as if it were not there). The next Submit then has one job fewer to wait for; the
-            # cases and their expected outputs are the same whenever the reference runs.
+        duration_ms = (time.perf_counter() - started) * 1000
+        report = reports.grade_report(
+            exercise,
+            result,
+            rows,
+            mode=mode,
+            duration_ms=duration_ms,
+            seed=plan.seed,
+            replayed_seed=plan.replayed_seed,
+            check=plan.check,
+            check_result=check_result,
+        )
+        if plan.random_inputs:
             asyncio.get_running_loop().call_soon(self._restock, exercise)
         return report
 
-    async def _traced(self, exercise: Exercise, cases: list[Case], report: Report) -> list[Case]:
-        """``cases`` with the reference's trace on each random case the learner failed, for the
-        feedback at the first divergence (``cases`` itself when none failed).
+    def _start_check(
+        self, plan: GradePlan, running: RunningGrade
+    ) -> asyncio.Future[RunResult] | None:
+        """The check over the whole function, going on by itself (None: the grade has none):
+        an item whose first look did not settle it starts the rest of its trials as soon as
+        that look answers, not once the learner's job has."""
+        if not running.check_first_stage:
+            return None
+        return asyncio.ensure_future(self._check_result(plan, running.check_first_stage))
+
+    async def _check_result(
+        self, plan: GradePlan, first_stage: list[tuple[distribution_jobs.Batch, Future[RunResult]]]
+    ) -> RunResult:
+        """The check's first-stage jobs waited for, then the rest of the trials of each item
+        whose first look did not settle it, as one result (a case per item, in order)."""
+        assert plan.check is not None
+        exercise = plan.exercise
+        done = [(batch, await self._outcome(exercise, future)) for batch, future in first_stage]
+        looked = plan.check.merged(done)
+        second_stage = plan.check_second_stage(looked)
+        if not second_stage:
+            return looked
+        started = self._submit_all([job for _, job in second_stage])
+        for (batch, _), future in zip(second_stage, started, strict=True):
+            done.append((batch, await self._outcome(exercise, future)))
+        return plan.check.merged(done)
+
+    async def _random_cases(self, plan: GradePlan, running: RunningGrade) -> list[Case]:
+        """The plan's random cases, expecting what the reference returned on them (none: the
+        grade has no random cases)."""
+        if running.reference is None:
+            return []
+        return plan.random_cases(await self._outcome(plan.exercise, running.reference))
+
+    def _fresh_set(self, exercise: Exercise) -> RandomSet:
+        """The next set of fresh random cases, its reference job started ahead kept only once
+        it has answered every case (in the background it may be waiting for an idle core)."""
+        fresh = self.fresh_cases.take_set(exercise)
+        if fresh.expected is not None and not _finished_cleanly(fresh.expected):
+            return RandomSet(fresh.seed, fresh.inputs)
+        return fresh
+
+    async def _rows_with_traces(
+        self, plan: GradePlan, result: RunResult, cases: list[Case], rows: list[CaseResult]
+    ) -> list[CaseResult]:
+        """``rows`` again with the reference's trace on each random case the learner failed,
+        for the feedback at the first divergence (``rows`` itself when none failed).
 
         A Submit's reference runs its random cases untraced (the trace was nearly half of that
         job's CPU), so the trace is run here, in a job of its own, only for those a learner gets
         wrong. Feedback without it is still a verdict: a busy or unavailable sandbox leaves
-        the cases as they were."""
+        the rows as they were."""
         failed = [
             index
-            for index, (case, test) in enumerate(zip(cases, report.tests, strict=False))
+            for index, (case, row) in enumerate(zip(cases, rows, strict=True))
             if case.group == "random"
-            and test.status == Status.failed
+            and row.status == Status.failed
             and case.reference_problem is None
             and "trace" not in case.expected
         ]
         if not failed:
-            return cases
+            return rows
+        exercise = plan.exercise
         inputs = [cases[index].input for index in failed]
         try:
-            future = self._submit(exercise.reference_job(inputs, traced=True))
-            result = await self._outcome(exercise, future)
+            future = self._submit(plan.trace_job(inputs))
+            traced = await self._outcome(exercise, future)
         except JudgeError:
-            return cases
+            return rows
         names = [cases[index].name for index in failed]
-        again = case_sets.expected_cases(exercise, inputs, result, names, "random")
-        traced = list(cases)
+        again = case_sets.expected_cases(exercise, inputs, traced, names, "random")
+        with_traces = list(cases)
         for index, case in zip(failed, again, strict=True):
             if case.reference_problem is None:
-                traced[index] = case
-        return traced
+                with_traces[index] = case
+        return reports.case_rows(exercise, result, with_traces)
 
     def _restock(self, exercise: Exercise) -> None:
-        """Draw the next Submits' random cases and start the reference on them."""
+        """Draw the next Submits' random cases and start the reference on them, once a Submit
+        is answered, in the background (idle cores only: a grade that comes meanwhile runs as
+        if it were not there). The next Submit then has one job fewer to wait for; the cases
+        and their expected outputs are the same whenever the reference runs."""
 
         def reference(inputs: list[dict[str, Any]]) -> Future[RunResult] | None:
             # Only while no grade runs or waits: under load no core would be idle for it (that
@@ -271,7 +271,7 @@ class Judge:
         expected = await self._outcome(exercise, reference)
         cases = case_sets.expected_cases(exercise, inputs, expected, "your input", "custom")
         duration = (time.perf_counter() - started) * 1000
-        report = build_report(exercise, result, duration, cases, Mode.custom)
+        report = reports.build_report(exercise, result, duration, cases, Mode.custom)
         if cases[0].reference_problem and result.setup is None:
             report.message = f"No verdict: {cases[0].reference_problem}."
         if notes and report.tests:
@@ -283,46 +283,6 @@ class Judge:
     def run_custom(self, exercise: Exercise, code: str, raw_input: Any) -> Report:
         """``run_custom_async`` for callers without an event loop."""
         return run_to_completion(self.run_custom_async(exercise, code, raw_input))
-
-    async def _checked(
-        self,
-        exercise: Exercise,
-        check: whole_checks.WholeCheck,
-        code: str,
-        futures: list[tuple[distribution_jobs.Batch, Future[RunResult]]],
-    ) -> RunResult:
-        """The check's first-stage jobs waited for, then the rest of the trials of each item
-        whose first look did not settle it, as one result (a case per item, in order)."""
-        done = [(batch, await self._outcome(exercise, future)) for batch, future in futures]
-        looked = check.merged(done)
-        rest = check.second_stage(looked)
-        if not rest:
-            return looked
-        more = check.jobs(code, rest)
-        started = self._submit_all([job for _, job in more])
-        for (batch, _), future in zip(more, started, strict=True):
-            done.append((batch, await self._outcome(exercise, future)))
-        return check.merged(done)
-
-    async def check_rows_async(
-        self, exercise: Exercise, code: str, exact_failed: bool
-    ) -> list[CaseResult]:
-        """The rows of the exercise's check over the whole function alone (none: no rows).
-
-        The learner's code and the trusted driver run in confined children; the counts come
-        back here for the statistics."""
-        check = whole_checks.of(exercise)
-        if check is None:
-            return []
-        looks = check.jobs(code)
-        futures = self._submit_all([job for _, job in looks])
-        handed = list(zip([batch for batch, _ in looks], futures, strict=True))
-        result = await self._checked(exercise, check, code, handed)
-        return check.rows(result, limits_text(exercise), exact_failed)
-
-    def check_rows(self, exercise: Exercise, code: str, exact_failed: bool) -> list[CaseResult]:
-        """``check_rows_async`` for callers without an event loop."""
-        return run_to_completion(self.check_rows_async(exercise, code, exact_failed))
 
     def health(self) -> dict[str, Any]:
         """{"layers": {name: bool}, "pool": {...}} for /api/health and `judge doctor`."""

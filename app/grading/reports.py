@@ -6,12 +6,15 @@ the comparisons are in ``app.grading.compare``, the teaching sentences in ``app.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.catalog import Case, Exercise
 from app.grading import compare, feedback
 from app.schemas import CaseResult, Group, Mode, Report, Status, Verdict
 from sandbox import CaseRun, Limits, Outcome, RunResult, SetupFailure, SetupKind
+
+if TYPE_CHECKING:
+    from app.grading.whole_checks import WholeCheck
 
 CASE_VERDICT = {
     Outcome.timeout: Verdict.time_limit_exceeded,
@@ -67,7 +70,7 @@ def not_run_message(
     )
 
 
-def check_case(
+def case_row(
     exercise: Exercise,
     case: Case,
     run: CaseRun,
@@ -202,6 +205,96 @@ def _unrun(case: Case, message: str) -> CaseResult:
     )
 
 
+def case_rows(exercise: Exercise, result: RunResult, cases: list[Case]) -> list[CaseResult]:
+    """One row per case the job ran (``cases``, in its order): compared with its expectation,
+    or, when the code did not load, saying it was not run."""
+    if result.setup is not None:
+        lead = SETUP_LEAD[result.setup.kind]
+        return [_unrun(case, "not run: " + lead.lower()) for case in cases]
+    # The case just before the first one not run is the one that spent a budget.
+    first_not_run = next(
+        (i for i, run in enumerate(result.cases) if run.outcome is Outcome.not_run), 0
+    )
+    spent_by = cases[first_not_run - 1].name if first_not_run else None
+    spent = result.cases[first_not_run - 1].outcome if first_not_run else None
+    rows = []
+    for index, case in enumerate(cases):
+        if index < len(result.cases):
+            rows.append(case_row(exercise, case, result.cases[index], spent_by, spent))
+        else:  # cannot happen with a well-behaved zygote; reported rather than hidden
+            rows.append(_unrun(case, "this case did not run"))
+    return rows
+
+
+def grade_report(
+    exercise: Exercise,
+    result: RunResult,
+    rows: list[CaseResult],
+    *,
+    mode: Mode,
+    duration_ms: float,
+    seed: int | None = None,
+    replayed_seed: int | None = None,
+    check: WholeCheck | None = None,
+    check_result: RunResult | None = None,
+) -> Report:
+    """The report of a grade: the cases' ``rows`` (from ``case_rows`` on the learner's
+    ``result``), then the rows of the ``check`` over the whole function on its merged
+    ``check_result``; the verdict is that of the first row that did not pass, the code's
+    failure to load when it did not."""
+    cases_passed = result.setup is None and all(row.status == Status.passed for row in rows)
+    check_rows = []
+    if check is not None and check_result is not None:
+        check_rows = check.rows(check_result, limits_text(exercise), not cases_passed)
+    tests = rows + check_rows
+    passed = sum(test.status == Status.passed for test in tests)
+    message = None
+    if result.setup is not None:
+        status, verdict = Status.error, SETUP_VERDICT[result.setup.kind]
+        message = setup_message(exercise, result.setup)
+    elif passed == len(tests):
+        status, verdict = Status.passed, Verdict.accepted
+    else:
+        status = Status.failed
+        # Each row's outcome in the sandbox (None: it has none, as a case the job never
+        # reached): what an error row's verdict is named after.
+        outcomes = _outcomes(result, len(rows))
+        outcomes += _outcomes(check_result or RunResult(), len(check_rows))
+        verdict = next(
+            _verdict_of(test, outcome)
+            for test, outcome in zip(tests, outcomes, strict=True)
+            if test.status != Status.passed
+        )
+    return Report(
+        status=status,
+        mode=mode,
+        seed=seed,
+        replayed_seed=replayed_seed,
+        verdict=verdict,
+        message=message,
+        passed=passed,
+        total=len(tests),
+        duration_ms=round(duration_ms, 3),
+        tests=tests,
+    )
+
+
+def _verdict_of(row: CaseResult, outcome: Outcome | None) -> Verdict:
+    """The verdict a row that did not pass gives the report: a wrong answer, or the error its
+    sandbox outcome names."""
+    if row.status == Status.failed:
+        return Verdict.wrong_answer
+    if outcome is None:  # a case the job never reached
+        return Verdict.runtime_error
+    return CASE_VERDICT.get(outcome, Verdict.runtime_error)
+
+
+def _outcomes(result: RunResult, count: int) -> list[Outcome | None]:
+    """The outcomes of the first ``count`` cases of ``result``, None past its last."""
+    runs = result.cases[:count]
+    return [run.outcome for run in runs] + [None] * (count - len(runs))
+
+
 def build_report(
     exercise: Exercise,
     result: RunResult,
@@ -210,68 +303,11 @@ def build_report(
     mode: Mode = Mode.run,
     seed: int | None = None,
 ) -> Report:
-    """Turn raw sandbox outcomes into the report of docs/architecture.md; ``cases`` (the examples
-    unless given) are what the job ran, in its order."""
+    """The report of one job of the learner's on ``cases`` (the examples unless given), in
+    its order: no random cases, no check."""
     cases = list(exercise.cases) if cases is None else cases
-    total = len(cases)
-    if result.setup is not None:
-        return _setup_report(exercise, cases, result.setup, duration_ms, mode, seed)
-    tests = []
-    # The case just before the first one not run is the one that spent a budget.
-    first_not_run = next(
-        (i for i, run in enumerate(result.cases) if run.outcome is Outcome.not_run), 0
-    )
-    spent_by = cases[first_not_run - 1].name if first_not_run else None
-    spent = result.cases[first_not_run - 1].outcome if first_not_run else None
-    for index, case in enumerate(cases):
-        if index < len(result.cases):
-            tests.append(check_case(exercise, case, result.cases[index], spent_by, spent))
-        else:  # cannot happen with a well-behaved zygote; reported rather than hidden
-            tests.append(_unrun(case, "this case did not run"))
-    passed = sum(test.status == Status.passed for test in tests)
-    verdict = Verdict.accepted
-    for test, run in zip(tests, result.cases, strict=False):
-        if test.status == Status.failed:
-            verdict = Verdict.wrong_answer
-            break
-        if test.status == Status.error:
-            verdict = CASE_VERDICT.get(run.outcome, Verdict.runtime_error)
-            break
-    else:
-        if passed != total:
-            verdict = Verdict.runtime_error
-    return Report(
-        status=Status.passed if passed == total else Status.failed,
-        mode=mode,
-        seed=seed,
-        verdict=verdict,
-        message=None,
-        passed=passed,
-        total=total,
-        duration_ms=round(duration_ms, 3),
-        tests=tests,
-    )
-
-
-def with_check_rows(report: Report, rows: list[CaseResult], result: RunResult) -> Report:
-    """The report with the check rows last, its counts and verdict counting them too."""
-    if not rows:
-        return report
-    update: dict[str, Any] = {
-        "tests": [*report.tests, *rows],
-        "total": report.total + len(rows),
-        "passed": report.passed + sum(row.status == Status.passed for row in rows),
-    }
-    if report.status == Status.passed and update["passed"] != update["total"]:
-        update["status"] = Status.failed
-        index, row = next((i, r) for i, r in enumerate(rows) if r.status != Status.passed)
-        if row.status == Status.failed:
-            update["verdict"] = Verdict.wrong_answer
-        else:
-            run = result.cases[index] if index < len(result.cases) else None
-            outcome = run.outcome if run is not None else Outcome.crashed
-            update["verdict"] = CASE_VERDICT.get(outcome, Verdict.runtime_error)
-    return report.model_copy(update=update)
+    rows = case_rows(exercise, result, cases)
+    return grade_report(exercise, result, rows, mode=mode, duration_ms=duration_ms, seed=seed)
 
 
 SETUP_LEAD = {
@@ -303,26 +339,8 @@ def setup_detail(exercise: Exercise, setup: SetupFailure) -> str:
     return setup.message
 
 
-def _setup_report(
-    exercise: Exercise,
-    cases: list[Case],
-    setup: SetupFailure,
-    duration_ms: float,
-    mode: Mode,
-    seed: int | None,
-) -> Report:
+def setup_message(exercise: Exercise, setup: SetupFailure) -> str | None:
+    """The report's message when the code did not load: the lead, the line, the detail."""
     where = f"line {setup.line}: " if setup.line else ""
     lead = SETUP_LEAD[setup.kind]
-    message = compare.scrub(f"{lead}: {where}{setup_detail(exercise, setup)}")
-    tests = [_unrun(case, "not run: " + lead.lower()) for case in cases]
-    return Report(
-        status=Status.error,
-        mode=mode,
-        seed=seed,
-        verdict=SETUP_VERDICT[setup.kind],
-        message=message,
-        passed=0,
-        total=len(cases),
-        duration_ms=round(duration_ms, 3),
-        tests=tests,
-    )
+    return compare.scrub(f"{lead}: {where}{setup_detail(exercise, setup)}")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from app.catalog import Catalog
 from app.grading.distribution import DistributionCheck, Pair, check_rows
-from app.grading.reports import with_check_rows
-from app.schemas import Report, Status, Verdict
+from app.grading.reports import grade_report
+from app.grading.whole_checks import DistributionRuns
+from app.schemas import CaseResult, Mode, Report, Status, Verdict
 from sandbox import CaseRun, ErrorInfo, Outcome, RunResult
 
 PAIR = Pair("n", ((0.5, 0.5), (0.5, 0.5)), ((0.25, 0.75),), trials=100, seed=1)
@@ -53,23 +55,44 @@ def test_a_failing_step_is_worded_from_the_error() -> None:
     assert row.message == "during the distribution check: ValueError: boom"
 
 
-def test_check_rows_count_in_the_verdict() -> None:
-    passed = Report(status=Status.passed, verdict=Verdict.accepted, passed=6, total=6, tests=[])
-    (bad,) = _rows({"invalid": {"trial": 3, "reason": "not_list"}})
+def test_check_rows_count_in_the_verdict(catalog: Catalog) -> None:
+    exercise = catalog.get("speculative-decoding-verify")
+    assert exercise is not None
+    check = DistributionRuns(exercise, CHECK)
+    cases = [CaseResult(name=f"case {n}", status=Status.passed, input={}) for n in range(6)]
+    passed = RunResult(cases=[CaseRun(outcome=Outcome.returned)] * 6)
+    invalid = {"invalid": {"trial": 3, "reason": "not_list"}}
+    (bad,) = _rows(invalid)
     assert (
         bad.message
         == "on trial 3 of the distribution check your step returned something other than a list"
     )
-    merged = with_check_rows(passed, [bad], RunResult())
+
+    def report(result: RunResult, rows: list[CaseResult], check_run: CaseRun) -> Report:
+        check_result = RunResult(cases=[check_run])
+        return grade_report(
+            exercise, result, rows, mode=Mode.submit, duration_ms=1.0, check=check,
+            check_result=check_result,
+        )  # fmt: skip
+
+    merged = report(passed, cases, CaseRun(outcome=Outcome.returned, value=_tag(invalid)))
+    assert merged.tests[-1] == bad
     assert (merged.status, merged.verdict, merged.passed, merged.total) == (
         Status.failed,
         Verdict.wrong_answer,
         6,
         7,
     )
-    (crashed,) = _rows(None, Outcome.timeout)
-    run = CaseRun(outcome=Outcome.timeout)
-    merged = with_check_rows(passed, [crashed], RunResult(cases=[run]))
+    merged = report(passed, cases, CaseRun(outcome=Outcome.timeout))
     assert merged.verdict == Verdict.time_limit_exceeded
-    failed = Report(status=Status.failed, verdict=Verdict.runtime_error, passed=5, total=6)
-    assert with_check_rows(failed, [bad], RunResult()).verdict == Verdict.runtime_error
+    error = CaseResult(name="case 5", status=Status.error, input={})
+    raised = RunResult(cases=[CaseRun(outcome=Outcome.returned)] * 5 + [CaseRun(Outcome.raised)])
+    failed = report(
+        raised, [*cases[:5], error], CaseRun(outcome=Outcome.returned, value=_tag(invalid))
+    )
+    assert (failed.status, failed.verdict, failed.passed, failed.total) == (
+        Status.failed,
+        Verdict.runtime_error,
+        5,
+        7,
+    )

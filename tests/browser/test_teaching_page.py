@@ -62,13 +62,15 @@ def test_the_chart_has_one_bar_pair_per_token(page: Any, server: Any) -> None:
     # The chart of a real distribution check (the judge's own numbers for a wrong step).
     from app.catalog import Catalog
     from app.grading.judge import Judge
+    from app.schemas import Group, Mode
 
     exercise = Catalog.load().get(RESAMPLE)
     judge = Judge.create(workers=1, queue_size=4)
     try:
-        rows = judge.check_rows(exercise, NOT_NORMALISED.read_text(), exact_failed=True)
+        report = judge.grade(exercise, NOT_NORMALISED.read_text(), Mode.submit)
     finally:
         judge.close()
+    rows = [test for test in report.tests if test.group == Group.check]
     chart = rows[0].chart  # the pair that catches an unnormalised residual: four tokens
     tokens = len(exercise.distribution.pairs[0].p[0])
     assert chart is not None and len(chart.tokens) == tokens == 4
