@@ -376,8 +376,8 @@ def test_a_pair_cut_into_chunks_gets_the_verdict_of_its_counts_added(
     # Through the real pool, a job per chunk of at most 100 trials, every pair's trials all
     # run (no first look): the counts added back per pair, one row per pair in order, the
     # same verdicts as whole pairs get.
-    from app.grading.distribution import check_rows
     from app.grading.distribution_jobs import check_jobs, chunks, merged_result
+    from app.grading.distribution_verdict import check_rows
     from app.grading.reports import limits_text
 
     check = exercise.distribution

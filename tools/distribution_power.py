@@ -39,7 +39,13 @@ if str(CHECKOUT) not in sys.path:
     sys.path.insert(0, str(CHECKOUT))
 
 from app.catalog import Catalog, Exercise  # noqa: E402
-from app.grading import compare, distribution, distribution_jobs, statistics  # noqa: E402
+from app.grading import (  # noqa: E402
+    compare,
+    distribution,
+    distribution_jobs,
+    distribution_verdict,
+    statistics,
+)
 from app.grading.distribution import (  # noqa: E402
     CHI2_SAFETY,
     CONTINUE,
@@ -192,7 +198,8 @@ def power(
     shift = margin = None
     mean_miss = 1.0
     if pair.rows_equal:
-        expected, margin = distribution.mean_margin(pair, pair.trials, FALSE_FAIL / check.tests)
+        rate = FALSE_FAIL / check.tests
+        expected, margin = distribution_verdict.mean_margin(pair, pair.trials, rate)
         shift = mean - expected
         mean_miss = _mean_within(found, pair, pair.trials, abs(shift) - margin)
     early = early_pass(found, pair) if pair.first_look is not None else None
@@ -235,7 +242,7 @@ def early_pass(found: Law, pair: Pair) -> float:
     bound = statistics.chi2_threshold(CONTINUE, df)
     chance = statistics.noncentral_chi2_cdf(bound, df, per_trial * look)
     if pair.rows_equal:
-        expected, early_margin = distribution.mean_margin(pair, look, CONTINUE)
+        expected, early_margin = distribution_verdict.mean_margin(pair, look, CONTINUE)
         chance = min(chance, _mean_within(found, pair, look, abs(mean - expected) - early_margin))
     return min(chance, (1.0 - found.certain) ** look)
 

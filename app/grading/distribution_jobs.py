@@ -1,6 +1,6 @@
 """The distribution check as jobs of the pool: each pair cut into chunks of trials, the chunks
 packed into jobs (a case each), and their counts added back into one result per pair for
-``app.grading.distribution``.
+``app.grading.distribution_verdict``.
 
 Two stages. The first runs at once, beside the Submit's other jobs: each pair's first look (or
 all its trials, for a pair without one). The second runs the rest of a pair's trials only when
@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from app.grading import compare, distribution
+from app.grading import compare, distribution_verdict
 from app.grading.distribution import DistributionCheck
 from sandbox import CaseRun, ErrorInfo, Job, Limits, Outcome, RunResult
 
@@ -93,7 +93,8 @@ def second_stage(
         return []
     stage: list[Chunk] = []
     for index, (pair, run) in enumerate(zip(check.pairs, looked.cases, strict=False)):
-        if run.outcome is Outcome.returned and distribution.goes_on(pair, compare.plain(run.value)):
+        returned = run.outcome is Outcome.returned
+        if returned and distribution_verdict.goes_on(pair, compare.plain(run.value)):
             stage += chunks(pair, index, most)[1:]
     return stage
 
@@ -161,8 +162,8 @@ NO_ANSWER = CaseRun(
 
 def merged_result(check: DistributionCheck, done: list[tuple[Batch, RunResult]]) -> RunResult:
     """The jobs' results as one, a case per pair in the pairs' order (what
-    ``distribution.check_rows`` and the report's verdict read). A job that did not load makes
-    the whole check unloaded (every job runs the same code)."""
+    ``distribution_verdict.check_rows`` and the report's verdict read). A job that did not load
+    makes the whole check unloaded (every job runs the same code)."""
     setup = next((result.setup for _, result in done if result.setup is not None), None)
     runs = [
         (chunk, result.cases[k] if k < len(result.cases) else NO_ANSWER)

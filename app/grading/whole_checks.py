@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from app.grading import distribution, distribution_jobs, sampler, sampler_jobs
+from app.grading import distribution, distribution_jobs, distribution_verdict, sampler, sampler_jobs
 from app.grading.distribution_jobs import Batch, Chunk
 from app.schemas import CaseResult
 from sandbox import Job, RunResult
@@ -66,7 +66,7 @@ class DistributionRuns:
     def rows(
         self, result: RunResult, limits_text: dict[str, str], exact_failed: bool
     ) -> list[CaseResult]:
-        return distribution.check_rows(self.check, result, limits_text, exact_failed)
+        return distribution_verdict.check_rows(self.check, result, limits_text, exact_failed)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from app.catalog import Catalog
-from app.grading.distribution import DistributionCheck, Pair, check_rows
+from app.grading.distribution import DistributionCheck, Pair
+from app.grading.distribution_verdict import check_rows
 from app.grading.reports import grade_report
 from app.grading.whole_checks import DistributionRuns
 from app.schemas import CaseResult, Mode, Report, Status, Verdict

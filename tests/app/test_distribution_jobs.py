@@ -5,7 +5,7 @@ rest only when the look did not settle the pair; short chunks packed into one jo
 from __future__ import annotations
 
 from app.grading.compare import plain
-from app.grading.distribution import DistributionCheck, Pair, check_rows
+from app.grading.distribution import DistributionCheck, Pair
 from app.grading.distribution_jobs import (
     Chunk,
     batches,
@@ -15,6 +15,7 @@ from app.grading.distribution_jobs import (
     merged_result,
     second_stage,
 )
+from app.grading.distribution_verdict import check_rows
 from app.schemas import Status
 from sandbox import CaseRun, ErrorInfo, Limits, Outcome, RunResult, SetupFailure, SetupKind
 from sandbox.values import tag
