@@ -39,7 +39,7 @@ class RandomSet:
 
     seed: int
     inputs: list[dict[str, Any]]
-    expected: Future[RunResult] | None = None
+    reference_ahead: Future[RunResult] | None = None
 
 
 # Sets drawn ahead per exercise: the oldest is handed out first, so its reference has had the
@@ -91,9 +91,9 @@ class FreshCases:
                         return
                 seed = fresh_seed()
                 drawn = random_inputs(exercise, seed)
-                expected = reference(drawn) if reference is not None and drawn else None
+                ahead = reference(drawn) if reference is not None and drawn else None
                 with self._lock:
-                    self._ready[exercise.id].append(RandomSet(seed, drawn, expected))
+                    self._ready[exercise.id].append(RandomSet(seed, drawn, ahead))
         finally:
             with self._lock:
                 self._drawing.discard(exercise.id)

@@ -33,6 +33,8 @@ class RunningGrade:
 
 @dataclass(frozen=True)
 class GradePlan:
+    """One Run or Submit, before it runs: what it grades and which jobs grade it."""
+
     exercise: Exercise
     code: str
     mode: Mode
@@ -102,9 +104,9 @@ def plan_grade(
     fresh: RandomSet | None = None,
 ) -> GradePlan:
     """The plan of a Run or a Submit of ``code``. A Submit with random cases grades the
-    ``fresh`` set (its reference job, when started ahead, is used only once it has answered:
-    ``fresh.expected`` is None otherwise) and, given ``replay_seed``, that seed's cases before
-    them. Run grades the examples only."""
+    ``fresh`` set (its reference job started ahead, ``fresh.reference_ahead``, is given only
+    once it has answered) and, given ``replay_seed``, that seed's cases before them. Run grades
+    the examples only."""
     submit = mode is Mode.submit
     stored = case_sets.stored_cases(exercise, submit)
     inputs: list[dict[str, Any]] = []
@@ -121,7 +123,7 @@ def plan_grade(
         inputs += fresh.inputs
         names += [f"random {n}" for n in range(1, len(fresh.inputs) + 1)]
     # Replayed cases need a run of their own, so the reference runs on all of them together.
-    ahead = fresh.expected if fresh is not None and replayed is None and inputs else None
+    ahead = fresh.reference_ahead if fresh is not None and replayed is None and inputs else None
     reference = exercise.reference_job(inputs, traced=False) if inputs and ahead is None else None
     check = whole_checks.of(exercise) if submit else None
     return GradePlan(

@@ -105,7 +105,7 @@ class Judge:
         there, for the feedback at a learner's first divergence."""
         return self._submit(exercise.reference_job(inputs))
 
-    async def _outcome(self, exercise: Exercise, future: Future[RunResult]) -> RunResult:
+    async def _result_of(self, exercise: Exercise, future: Future[RunResult]) -> RunResult:
         try:
             return await asyncio.wait_for(
                 asyncio.wrap_future(future), timeout=self._wait_budget(exercise)
@@ -128,7 +128,7 @@ class Judge:
         running = plan.running(self._submit_all(plan.jobs()))
         checking = self._start_check(plan, running)
         try:
-            result = await self._outcome(exercise, running.learner)
+            result = await self._result_of(exercise, running.learner)
             cases = plan.stored_cases + await self._random_cases(plan, running)
             # The cases' rows are worked out while the check still runs (its jobs end last).
             rows = reports.case_rows(exercise, result, cases)
@@ -171,14 +171,14 @@ class Judge:
         whose first look did not settle it, as one result (a case per item, in order)."""
         assert plan.check is not None
         exercise = plan.exercise
-        done = [(batch, await self._outcome(exercise, future)) for batch, future in first_stage]
+        done = [(batch, await self._result_of(exercise, future)) for batch, future in first_stage]
         looked = plan.check.merged(done)
         second_stage = plan.check_second_stage(looked)
         if not second_stage:
             return looked
         started = self._submit_all([job for _, job in second_stage])
         for (batch, _), future in zip(second_stage, started, strict=True):
-            done.append((batch, await self._outcome(exercise, future)))
+            done.append((batch, await self._result_of(exercise, future)))
         return plan.check.merged(done)
 
     async def _random_cases(self, plan: GradePlan, running: RunningGrade) -> list[Case]:
@@ -186,13 +186,14 @@ class Judge:
         grade has no random cases)."""
         if running.reference is None:
             return []
-        return plan.random_cases(await self._outcome(plan.exercise, running.reference))
+        return plan.random_cases(await self._result_of(plan.exercise, running.reference))
 
     def _fresh_set(self, exercise: Exercise) -> RandomSet:
         """The next set of fresh random cases, its reference job started ahead kept only once
         it has answered every case (in the background it may be waiting for an idle core)."""
         fresh = self.fresh_cases.take_set(exercise)
-        if fresh.expected is not None and not _finished_cleanly(fresh.expected):
+        ahead = fresh.reference_ahead
+        if ahead is not None and not _finished_cleanly(ahead):
             return RandomSet(fresh.seed, fresh.inputs)
         return fresh
 
@@ -220,7 +221,7 @@ class Judge:
         inputs = [cases[index].input for index in failed]
         try:
             future = self._submit(plan.trace_job(inputs))
-            traced = await self._outcome(exercise, future)
+            traced = await self._result_of(exercise, future)
         except JudgeError:
             return rows
         names = [cases[index].name for index in failed]
@@ -267,8 +268,8 @@ class Judge:
         _check_size(exercise, code)
         jobs = [exercise.job(code, inputs), exercise.reference_job(inputs)]
         learner, reference = self._submit_all(jobs)
-        result = await self._outcome(exercise, learner)
-        expected = await self._outcome(exercise, reference)
+        result = await self._result_of(exercise, learner)
+        expected = await self._result_of(exercise, reference)
         cases = case_sets.expected_cases(exercise, inputs, expected, "your input", "custom")
         duration = (time.perf_counter() - started) * 1000
         report = reports.build_report(exercise, result, duration, cases, Mode.custom)
