@@ -19,6 +19,27 @@ from sandbox.limits import Limits
 from sandbox.protocol import AttemptReport, CaseReport, End, Hello, Ready
 from sandbox.results import CaseRun, ErrorInfo, Outcome, RunResult, SetupFailure, SetupKind
 
+# Signals no limit of the judge's sends and no learner's code can send itself (seccomp refuses
+# kill() in a child): a child ended by one was killed from outside (the kernel's OOM killer, an
+# operator). SIGKILL is also the judge's own, for a job past its budget: that one is flagged
+# ``timed_out`` by the zygote, or is RLIMIT_CPU's hard limit, past the CPU budget.
+FOREIGN_SIGNALS = frozenset(
+    {
+        signal.SIGKILL,
+        signal.SIGTERM,
+        signal.SIGINT,
+        signal.SIGHUP,
+        signal.SIGQUIT,
+        signal.SIGUSR1,
+        signal.SIGUSR2,
+    }
+)
+
+
+class KilledFromOutside(RuntimeError):
+    """A job's child was killed from outside twice: not the learner's failure, no verdict."""
+
+
 # How a child stopped before its cases, as the set-up failure the host words.
 SETUP_KIND = {
     Outcome.timeout: SetupKind.timeout,
@@ -43,6 +64,7 @@ class JobRecord:
     # What its children wrote, all together: one child's mailbox is capped, and a job whose
     # reply overflowed continues in a fresh child, so the job as a whole needs a cap too.
     reply_bytes: int = 0
+    retried: bool = False  # a child was killed from outside once, and its cases ran again
 
     def absorb(self, report: AttemptReport, mailbox: bytes) -> int | None:
         """Take in one child's mailbox; returns the next case to run, or None when done.
@@ -50,9 +72,15 @@ class JobRecord:
         A child stopped for the time budget ends the job: its case is the one that spent the
         budget, and every later case is ``not_run``. Any other end (memory, output, a crash)
         is that case's own verdict, and the rest continue in a fresh child.
+
+        A child killed from outside (``killed_from_outside``) is nobody's verdict: the cases it
+        did not report run again once, in a fresh child, with the budget as it was before it;
+        a second such kill raises ``KilledFromOutside``.
         """
-        self.spent_cpu_ms += max(0.0, report.cpu_ms)
-        self.spent_wall_ms += max(0.0, report.elapsed_ms)
+        foreign = self.killed_from_outside(report)
+        if not foreign:
+            self.spent_cpu_ms += max(0.0, report.cpu_ms)
+            self.spent_wall_ms += max(0.0, report.elapsed_ms)
         # A mailbox that overflowed counts as full: what did not fit was no smaller.
         self.reply_bytes += self.limits.reply_bytes if report.overflowed else len(mailbox)
         try:
@@ -62,6 +90,15 @@ class JobRecord:
             ready, ended, broken = False, False, str(exc)
         if self.setup is not None or ended:
             return None
+        if foreign:
+            if self.retried:
+                signalled = signal.Signals(os.WTERMSIG(report.status)).name
+                raise KilledFromOutside(f"a grading process was killed from outside ({signalled})")
+            self.retried = True
+            following = report.first_case
+            while following in self.cases:
+                following += 1
+            return following if following < self.total else None
         outcome, error, status = self._cause(report, broken)
         stopped = CaseRun(outcome=outcome, error=error, exit_status=status)
         running = report.running
@@ -94,12 +131,24 @@ class JobRecord:
             return None
         return following if following < self.total else None
 
+    def killed_from_outside(self, report: AttemptReport) -> bool:
+        """Whether the child was ended by a signal no limit of the judge's sends."""
+        status = report.status
+        if report.timed_out or not os.WIFSIGNALED(status):
+            return False
+        if os.WTERMSIG(status) not in FOREIGN_SIGNALS:
+            return False
+        over_budget = self.spent_cpu_ms + report.cpu_ms >= self.limits.time_ms
+        return not (os.WTERMSIG(status) == signal.SIGKILL and over_budget)
+
     def _cause(
         self, report: AttemptReport, broken: str | None
     ) -> tuple[Outcome, ErrorInfo | None, int | None]:
         """Why the child stopped, as data: (outcome, a protocol error, the wait status)."""
         status = report.status
-        if report.timed_out or (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU):
+        killed = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        if report.timed_out or killed in (signal.SIGXCPU, signal.SIGKILL):
+            # SIGKILL here is RLIMIT_CPU's hard limit (one from outside is retried instead).
             return Outcome.timeout, None, None
         if report.overflowed:
             return Outcome.output, None, None

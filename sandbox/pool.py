@@ -3,7 +3,8 @@
 One ``Pool`` per judge process. ``submit`` never blocks: it hands a job to the zygote and
 returns a future, or raises ``PoolSaturated`` at once when the bounded queue is full. A reader
 thread resolves futures as results arrive; if the zygote dies, every pending job fails with
-``SandboxUnavailable`` and the next submission starts a fresh zygote.
+``SandboxUnavailable`` and a fresh zygote starts on a thread of its own (meanwhile ``submit``
+raises ``SandboxUnavailable`` at once).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import framing, protocol
-from sandbox.assembly import JobRecord
+from sandbox.assembly import JobRecord, KilledFromOutside
 from sandbox.job import DRIVER_FILENAME, TRACE_FILENAME, Job
 from sandbox.limits import Limits
 from sandbox.results import RunResult
@@ -233,11 +234,19 @@ class Pool:
         self._closed = False
         self._completed = 0
         self._restarts = 0
+        self._restarter: threading.Thread | None = None  # a new zygote starting, if any
         self._start()
 
     # -- lifecycle --------------------------------------------------------------------
 
     def _start(self) -> None:
+        """Start a zygote and wait until it is ready (blocking: at construction only)."""
+        self._install(*self._spawn())
+
+    def _spawn(
+        self,
+    ) -> tuple[subprocess.Popen[bytes], framing.FrameReader, protocol.ZygoteReady]:
+        """A new zygote, warmed up and ready; raises SandboxUnavailable if it does not start."""
         process = subprocess.Popen(
             zygote_command(self.workers, self.slow_lane),
             stdin=subprocess.PIPE,
@@ -248,7 +257,6 @@ class Pool:
             start_new_session=True,
         )
         assert process.stdout is not None and process.stdin is not None
-        self._helpers_sent = set()
         # Room for whole jobs in both pipes: submit() runs on the web server's event loop, and a
         # write must not wait for a zygote busy forking (nor the zygote for a slow reader).
         for pipe in (process.stdin, process.stdout):
@@ -272,6 +280,17 @@ class Pool:
                 event = protocol.parse_event(framing.split_body(payload)[0])
                 if isinstance(event, protocol.ZygoteReady):
                     ready = event
+        return process, reader, ready
+
+    def _install(
+        self,
+        process: subprocess.Popen[bytes],
+        reader: framing.FrameReader,
+        ready: protocol.ZygoteReady,
+    ) -> None:
+        """Make a ready zygote the pool's (the caller holds the lock, or is the constructor)."""
+        assert process.stdin is not None
+        self._helpers_sent = set()
         self._layers = dict(ready.layers)
         self._reasons = dict(ready.reasons)
         self._landlock_abi = ready.landlock_abi
@@ -285,6 +304,35 @@ class Pool:
         )
         self._reader.start()
 
+    def _restart_soon(self) -> None:
+        """Start a new zygote on a thread of its own, one at a time (the caller holds the lock).
+
+        Its start-up is a fresh interpreter's imports and warm-up: started by a request (on the
+        web server's event loop), every request waited for it meanwhile. Until it is ready,
+        ``submit`` refuses at once (SandboxUnavailable: the API's 503 with Retry-After)."""
+        if self._closed or self._restarter is not None:
+            return
+        if self._process is not None and self._process.poll() is None:
+            return  # a successor is already serving
+        self._restarter = threading.Thread(
+            target=self._restart, name="sandbox-restart", daemon=True
+        )
+        self._restarter.start()
+
+    def _restart(self) -> None:
+        try:
+            spawned = self._spawn()
+        except SandboxUnavailable:
+            spawned = None  # the next submission tries again
+        with self._lock:
+            self._restarter = None
+            if spawned is not None and not self._closed:
+                self._restarts += 1
+                self._install(*spawned)
+                return
+        if spawned is not None:  # closed meanwhile
+            self._stop_process(spawned[0])
+
     def close(self) -> None:
         """Stop the zygote and all its children; idempotent."""
         with self._lock:
@@ -292,6 +340,9 @@ class Pool:
                 return
             self._closed = True
             process, writer = self._process, self._writer
+            restarter = self._restarter
+        if restarter is not None and restarter is not threading.current_thread():
+            restarter.join(timeout=START_TIMEOUT + 5)  # it stops what it started
         if process is not None:
             self._stop_process(process, writer)
         if self._reader is not None and self._reader is not threading.current_thread():
@@ -368,8 +419,8 @@ class Pool:
             for job in jobs:
                 self._memory_mb = max(self._memory_mb, job.limits.memory_mb)
             if self._process is None or self._process.poll() is not None:
-                self._restarts += 1
-                self._start()
+                self._restart_soon()
+                raise SandboxUnavailable("the sandbox is restarting; retry shortly")
             ids: list[int] = []
             try:
                 for pending, job in zip(prepared, jobs, strict=True):
@@ -469,8 +520,11 @@ class Pool:
         with self._lock:
             if self._process is process:
                 self._process = None
+            lost = list(self._pending)  # all of them were this zygote's
         self._stop_process(process, writer)  # also reaps a dead one and closes its pipes
-        self._fail_pending(SandboxUnavailable("the sandbox stopped while grading"))
+        self._fail_pending(SandboxUnavailable("the sandbox stopped while grading"), lost)
+        with self._lock:
+            self._restart_soon()  # now, not when the next submission finds it gone
 
     def _deliver(self, event: protocol.Event, mailbox: bytes) -> None:
         """One child's end, relayed by the zygote: validate, then finish or run the rest."""
@@ -493,6 +547,9 @@ class Pool:
             following = pending.record.absorb(event, mailbox)
         except (framing.ProtocolError, RecursionError, MemoryError) as exc:
             self._settle(job_id, SandboxUnavailable(f"invalid sandbox report: {exc}"))
+            return
+        except KilledFromOutside as exc:  # twice: no verdict, the API's 503 with Retry-After
+            self._settle(job_id, SandboxUnavailable(str(exc)))
             return
         if following is not None:
             with self._lock:
@@ -517,9 +574,13 @@ class Pool:
         else:
             pending.future.set_result(pending.record.result())
 
-    def _fail_pending(self, error: Exception) -> None:
+    def _fail_pending(self, error: Exception, only: list[int] | None = None) -> None:
+        """Fail every job in flight (or those of ``only``: a dead zygote's, not its successor's)."""
         with self._lock:
-            waiting, self._pending = self._pending, {}
+            if only is None:
+                waiting, self._pending = self._pending, {}
+            else:
+                waiting = {job: self._pending.pop(job) for job in only if job in self._pending}
         for pending in waiting.values():
             if not pending.future.done():
                 pending.future.set_exception(error)

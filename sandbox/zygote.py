@@ -146,8 +146,13 @@ class Zygote:
 
     def send(self, event: protocol.Event, body: bytes = b"") -> None:
         view = memoryview(protocol.encode_event(event, body))
-        while view:
-            view = view[os.write(CONTROL_OUT, view) :]
+        try:
+            while view:
+                view = view[os.write(CONTROL_OUT, view) :]
+        except BrokenPipeError:
+            # The host is gone (killed: its end of the pipe closed with it). Nobody is left to
+            # tell; stop as when its stdin ends, quietly.
+            self.stopping = True
 
     def on_control(self) -> None:
         data = os.read(CONTROL_IN, framing.READ_CHUNK)
@@ -259,9 +264,12 @@ class Zygote:
         spare.mailbox.close()
 
     def take_spare(self, limits: Limits) -> Spare:
-        for spare in self.spares:
+        for spare in list(self.spares):
             if spare.limits == limits:
                 self.spares.remove(spare)
+                if _exited(spare.pid):  # killed while it waited (the OOM killer, an operator)
+                    self.discard(spare)
+                    continue
                 return spare
         return self.fork_spare(limits)
 
@@ -504,6 +512,14 @@ class Zygote:
         while self.spares:
             self.discard(self.spares.popleft())
         self.confinement.close()
+
+
+def _exited(pid: int) -> bool:
+    """Whether a child of ours has ended, without reaping it (``discard`` reaps it)."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
 
 
 def spare_wanted(fast: list[Attempt], spares: int) -> bool:
