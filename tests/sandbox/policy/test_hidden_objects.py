@@ -128,3 +128,41 @@ def test_the_legacy_generator_state_cannot_be_set(body: str) -> None:
 
 def test_the_legacy_generator_state_can_still_be_read() -> None:
     assert run("def f():\n    return np.random.get_state()[0]\n") == "MT19937"
+
+
+# A library class's property read off the class held numpy's (or fractions', statistics')
+# getter as a plain function, called past every guard on any object.
+LIBRARY_GETTERS = [
+    "np.iinfo.max.fget",
+    "type(np.iinfo(np.int8)).min.fget",
+    "np.finfo.tiny.func",
+    "fractions.Fraction.numerator.fget",
+    "statistics.NormalDist.mean.fget",
+]
+
+
+@pytest.mark.parametrize("getter", LIBRARY_GETTERS)
+def test_a_library_getter_takes_its_own_class_only(getter: str) -> None:
+    source = (
+        "import fractions, statistics\n"
+        "class Posing:\n"
+        "    kind = 'i'\n"
+        "    bits = 3\n"
+        "    key = 'i64'\n"
+        "    dtype = np.dtype('f8')\n"
+        f"def f():\n    return {getter}(Posing())\n"
+    )
+    with pytest.raises(TypeError, match="applies to .* objects, not to 'Posing'"):
+        run(source)
+
+
+def test_a_library_getter_still_reads_its_own_class() -> None:
+    source = (
+        "import fractions, statistics\n"
+        "def f():\n"
+        "    return (np.iinfo.max.fget(np.iinfo(np.int16)), np.finfo.tiny.func(np.finfo('f4')),\n"
+        "            fractions.Fraction.numerator.fget(fractions.Fraction(3, 4)),\n"
+        "            statistics.NormalDist.mean.fget(statistics.NormalDist(2.0, 1.0)),\n"
+        "            np.iinfo(np.int8).max, np.finfo(np.float64).tiny)\n"
+    )
+    assert run(source) == (32767, np.finfo(np.float32).tiny, 3, 2.0, 127, np.finfo(np.float64).tiny)
