@@ -30,6 +30,7 @@ from sandbox.policy.kinds import NUMERIC_SCALARS
 from sandbox.policy.ndarray import NDARRAY
 from sandbox.policy.numpy_access import CLASS_STAND_INS
 from sandbox.policy.refusal import PolicyError
+from sandbox.policy.reprs import hide_addresses
 from sandbox.policy.writes import Writes
 
 BUILTIN_NAMES = """
@@ -51,6 +52,7 @@ class Policy:
         # The surfaces are built here, before the process is confined: building them looks up
         # module members, some of which import more (files Landlock would refuse later).
         self.modules = learner_modules()
+        hide_addresses()  # before any learner class exists: theirs inherit the new repr
         self.classes = LearnerClasses()
         self.writes = Writes(self.classes)
         self.print_hook: Callable[[str], None] = lambda text: None
