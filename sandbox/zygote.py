@@ -281,7 +281,7 @@ class Zygote:
         routing = Assignment(order.first_case, order.helpers_key, order.trusted_keys)
         assignment = protocol.encode_assignment(routing, body)
         # Before the job is written: a child on the other core can finish it before the next
-        # line of this process runs, and a clock read after that counted its job as 0 ms.
+        # line of this process runs, and a clock read after that counted no CPU for its job.
         cpu_start = cpu_seconds(spare.pid) or 0.0
         try:
             view = memoryview(assignment)
