@@ -14,7 +14,7 @@ The types whose own repr prints the address are immutable, so ``hide_addresses``
 immutable flag for the time of one ``setattr`` of ``__repr__`` and sets it back: CPython's own
 ``type.__setattr__`` then updates the slot of the type and of every subclass inheriting it, and
 classes made later (the learner's) inherit the new one. The text is CPython's, without the
-``at 0x...`` part. No other field of the type is written, and the offset of the flags is checked
+address part. No other field of the type is written, and the offset of the flags is checked
 against ``PyType_GetFlags`` before anything is written.
 
 Not here: code objects, frames and cells (their reprs show addresses and files) are
