@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install serve test bench loadtest submit-bench lint image clean
+.PHONY: install serve test bench loadtest submit-bench contract-fuzz lint image clean
 
 $(BIN)/judge: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ loadtest: install
 # Run against Submit at light load, per exercise, with where a Submit spends its time.
 submit-bench: install
 	$(BIN)/python -m bench submit
+
+# schemathesis over the OpenAPI document against a real `judge serve` (schemathesis.toml).
+contract-fuzz: install
+	$(BIN)/python tools/contract_fuzz.py
 
 lint: install
 	$(BIN)/ruff check app sandbox bench tests tools
