@@ -37,6 +37,17 @@ def _health_ms(client: httpx.Client) -> tuple[float, dict[str, object]]:
     return elapsed, dict(pool)
 
 
+def _submit_until(url: str, solution: str, stop: threading.Event) -> None:
+    with httpx.Client(base_url=url, timeout=30) as client:
+        for n in range(10_000):
+            if stop.is_set():
+                return
+            client.post(
+                f"/api/exercises/{EXERCISE}/submissions", json={"code": f"{solution}\n# {n}\n"}
+            )
+            time.sleep(0.05)
+
+
 def _summary(name: str, values: list[float]) -> str:
     if not values:
         return f"{name:>18}: no samples"
@@ -68,25 +79,29 @@ def main(argv: list[str]) -> int:
             idle = [_health_ms(client)[0] for _ in range(args.samples)]
             during: list[float] = []
             recovery: list[float] = []
-            for kill in range(args.kills):
+            for _ in range(args.kills):
                 old = _health_ms(client)[1].get("zygote_pid")
                 assert isinstance(old, int)
                 killed = time.perf_counter()
                 os.kill(old, signal.SIGKILL)
-                submit = threading.Thread(
-                    target=lambda n=kill: client.post(
-                        f"/api/exercises/{EXERCISE}/submissions",
-                        json={"code": f"{solution}\n# {n}\n"},
-                    )
-                )
+                # Learners keep submitting meanwhile (a judge that restarts its zygote only
+                # when asked to grade needs them to).
+                stop = threading.Event()
+                submit = threading.Thread(target=_submit_until, args=(url, solution, stop))
                 submit.start()
-                while True:
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline:
                     elapsed, pool = _health_ms(client)
                     during.append(elapsed)
                     if pool.get("alive") and pool.get("zygote_pid") not in (None, old):
                         break
                     time.sleep(0.005)
+                else:
+                    print("the zygote was not replaced within 60 s")
+                    stop.set()
+                    return 1
                 recovery.append((time.perf_counter() - killed) * 1000)
+                stop.set()
                 submit.join(timeout=60)
                 # A grade that passes again before the next kill.
                 client.post(f"/api/exercises/{EXERCISE}/submissions", json={"code": solution})

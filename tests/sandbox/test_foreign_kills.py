@@ -29,6 +29,12 @@ def spin_job() -> Job:
     )
 
 
+def quick_job(x: int) -> Job:
+    return Job(
+        code=SPIN, entry_point="f", cases=({"x": x},), parameters={"x": "value"}, limits=Limits()
+    )
+
+
 def cpu_ticks(table: dict[int, list[str]], pid: int) -> int:
     return int(table[pid][11]) + int(table[pid][12])
 
@@ -72,17 +78,13 @@ def test_a_second_kill_from_outside_is_no_verdict_but_sandbox_unavailable() -> N
         with pytest.raises(SandboxUnavailable, match="killed from outside"):
             future.result(timeout=60)
         # The pool itself is fine: the next job runs as ever.
-        quick = Job(
-            code=SPIN, entry_point="f", cases=({"x": 4},), parameters={"x": "value"}, limits=Limits()
-        )
+        quick = quick_job(4)
         assert pool.run(quick, timeout=30).cases[0].value == {"t": "int", "v": 6}
         assert pool.status()["restarts"] == 0
 
 
 def test_spares_killed_while_they_wait_are_never_handed_a_job() -> None:
-    quick = Job(
-        code=SPIN, entry_point="f", cases=({"x": 5},), parameters={"x": "value"}, limits=Limits()
-    )
+    quick = quick_job(5)
     with Pool(workers=2) as pool:
         pool.run(quick, timeout=30)  # the zygote now forks spares with these limits
         zygote = pool.status()["zygote_pid"]
@@ -102,9 +104,7 @@ def test_spares_killed_while_they_wait_are_never_handed_a_job() -> None:
 
 
 def test_a_dead_zygote_is_replaced_while_submissions_are_refused_at_once() -> None:
-    quick = Job(
-        code=SPIN, entry_point="f", cases=({"x": 6},), parameters={"x": "value"}, limits=Limits()
-    )
+    quick = quick_job(6)
     with Pool(workers=1) as pool:
         zygote = pool.status()["zygote_pid"]
         os.kill(zygote, signal.SIGKILL)
