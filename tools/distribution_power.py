@@ -30,7 +30,6 @@ import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -40,12 +39,13 @@ if str(CHECKOUT) not in sys.path:
 
 from app.catalog import Catalog, Exercise  # noqa: E402
 from app.grading import (  # noqa: E402
-    compare,
+    check_counts,
     distribution,
     distribution_jobs,
     distribution_verdict,
     statistics,
 )
+from app.grading.check_counts import DraftCounts  # noqa: E402
 from app.grading.distribution import (  # noqa: E402
     CHI2_SAFETY,
     CONTINUE,
@@ -142,14 +142,14 @@ def first_token_law(
     result = judge.pool.submit(job).result(timeout=600)
     if result.setup is not None or not result.cases or result.cases[0].value is None:
         return None
-    counts: Any = compare.plain(result.cases[0].value)
-    if not isinstance(counts, dict) or "first" not in counts:
+    counts = check_counts.read(result.cases[0].value, DraftCounts)
+    if not isinstance(counts, DraftCounts):
         return None
-    first, lengths = counts["first"], counts["lengths"]
+    first, lengths = counts.first, counts.lengths
     mean = sum(k * c for k, c in enumerate(lengths, start=1)) / trials
     variance = sum((k - mean) ** 2 * c for k, c in enumerate(lengths, start=1)) / trials
     impossible = sum(c for c, x in zip(first, pair.p[0], strict=True) if x == 0)
-    certain = max(counts.get("outside", 0), impossible) / trials
+    certain = max(counts.outside, impossible) / trials
     return Law([c / trials for c in first], mean, variance, certain)
 
 

@@ -34,14 +34,14 @@ import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 if str(CHECKOUT) not in sys.path:
     sys.path.insert(0, str(CHECKOUT))
 
 from app.catalog import Catalog, Exercise  # noqa: E402
-from app.grading import compare, sampler, sampler_jobs, statistics  # noqa: E402
+from app.grading import check_counts, sampler, sampler_jobs, statistics  # noqa: E402
+from app.grading.check_counts import InvalidTrial, SamplerCounts  # noqa: E402
 from app.grading.distribution import (  # noqa: E402
     CHI2_SAFETY,
     CONTINUE,
@@ -110,18 +110,12 @@ def estimate(
     result = judge.pool.submit(job).result(timeout=600)
     if result.setup is not None or not result.cases or result.cases[0].value is None:
         return Estimate(None, "does not load or does not return")
-    counts: Any = compare.plain(result.cases[0].value)
-    if not isinstance(counts, dict) or "invalid" in counts:
-        reason = counts.get("invalid", {}).get("reason") if isinstance(counts, dict) else None
-        return Estimate(None, f"fails on call {_trial(counts)}: {reason}")
-    return Estimate([c / calls for c in counts["counts"]], calls=calls)
-
-
-def _trial(counts: Any) -> Any:
-    try:
-        return counts["invalid"]["trial"]
-    except (KeyError, TypeError):
-        return "?"
+    counts = check_counts.read(result.cases[0].value, SamplerCounts)
+    if not isinstance(counts, SamplerCounts):
+        record = counts.record if isinstance(counts, InvalidTrial) else None
+        trial, reason = (record.get("trial"), record.get("reason")) if record else ("?", None)
+        return Estimate(None, f"fails on call {trial}: {reason}")
+    return Estimate([c / calls for c in counts.counts], calls=calls)
 
 
 def noncentrality(law: list[float], target: tuple[float, ...], calls: int, minimum: float) -> float:
@@ -184,8 +178,9 @@ def correct_settles(judge: Judge, exercise: Exercise, item: SamplerInput) -> boo
         stage,
     )
     result = judge.pool.submit(job).result(timeout=600)
-    counts = compare.plain(result.cases[0].value)
-    return not sampler.goes_on(item, counts) and sampler.readable(item, counts)
+    counts = check_counts.read(result.cases[0].value, SamplerCounts)
+    settled = isinstance(counts, SamplerCounts) and sampler.readable(item, counts)
+    return settled and not sampler.goes_on(item, counts)
 
 
 def golden_files(exercise_id: str) -> list[Path]:

@@ -2,11 +2,12 @@
 
 Declared in exercise data (``[distribution]`` in exercise.toml, pairs of p and q, and a trusted
 driver beside the reference, ``distribution.py``). The driver runs in the learner's confined
-child (a job of the pool) and sends back counts only; ``distribution_verdict`` validates them
-and does the statistics: a chi-square test of the first token against p[0] (bins of small
-expected count pooled) and, when every row is the same, the mean number of tokens per step
-against (1 - alpha^(gamma+1)) / (1 - alpha). This module holds the declaration, as loaded from
-exercise.toml, and the thresholds the statistics keep to.
+child (a job of the pool) and sends back counts only; ``check_counts`` reads them once,
+``distribution_verdict`` checks them against the pair and does the statistics: a chi-square test
+of the first token against p[0] (bins of small expected count pooled) and, when every row is the
+same, the mean number of tokens per step against (1 - alpha^(gamma+1)) / (1 - alpha). This
+module holds the declaration, as loaded from exercise.toml, and the thresholds the statistics
+keep to.
 
 The false-fail rate of a correct step is at most FALSE_FAIL over the whole check: it is split
 evenly (Bonferroni) over the check's tests. Each mean test's margin comes from Bernstein's

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Protocol
 
-from app.grading import compare, distribution_verdict
+from app.grading import check_counts, distribution_verdict
+from app.grading.check_counts import DraftCounts, InvalidTrial, Unreadable
 from app.grading.distribution import DistributionCheck
 from sandbox import CaseRun, ErrorInfo, Job, Limits, Outcome, RunResult
 
@@ -93,8 +94,7 @@ def second_stage(
         return []
     stage: list[Chunk] = []
     for index, (pair, run) in enumerate(zip(check.pairs, looked.cases, strict=False)):
-        returned = run.outcome is Outcome.returned
-        if returned and distribution_verdict.goes_on(pair, compare.plain(run.value)):
+        if run.outcome is Outcome.returned and distribution_verdict.goes_on(pair, run.value):
             stage += chunks(pair, index, most)[1:]
     return stage
 
@@ -162,7 +162,8 @@ NO_ANSWER = CaseRun(
 
 def merged_result(check: DistributionCheck, done: list[tuple[Batch, RunResult]]) -> RunResult:
     """The jobs' results as one, a case per pair in the pairs' order (what
-    ``distribution_verdict.check_rows`` and the report's verdict read). A job that did not load
+    ``distribution_verdict.check_rows`` and the report's verdict read), a returned case's value
+    the pair's ``check_counts.Counts`` rather than a tagged value. A job that did not load
     makes the whole check unloaded (every job runs the same code)."""
     setup = next((result.setup for _, result in done if result.setup is not None), None)
     runs = [
@@ -188,91 +189,22 @@ def merged_result(check: DistributionCheck, done: list[tuple[Batch, RunResult]])
 
 
 def _pair_run(runs: list[tuple[Chunk, CaseRun]]) -> CaseRun:
-    """One pair's chunks as one case: the first that did not return, or the first whose counts
-    the check cannot use (an invalid trial numbered within the pair), or the counts added."""
+    """One pair's chunks as one case whose value is the pair's typed counts (``check_counts``):
+    the first chunk that did not return, or the first whose counts the check cannot use (an
+    invalid trial numbered within the pair), or the counts added."""
     for _, run in runs:
         if run.outcome is not Outcome.returned:
             return run
-    added: dict[str, Any] | None = None
+    added: DraftCounts | None = None
     for chunk, run in runs:
-        counts = compare.plain(run.value)
-        if isinstance(counts, dict) and isinstance(counts.get("invalid"), dict):
-            invalid = dict(counts["invalid"])
-            if type(invalid.get("trial")) is not int:
-                return run  # the row says the check could not read it, as it would have
-            invalid["trial"] += chunk.first_trial
-            try:
-                return replace(run, value=tag({"invalid": invalid}))
-            except TypeError:  # what a well-behaved driver never sends: leave it as it came
-                return run
-        if not _sound(counts):
-            return run  # what the check says of counts that do not add up, as they came
-        if added is not None and (
-            len(counts["first"]) != len(added["first"])
-            or len(counts["lengths"]) != len(added["lengths"])
-        ):
-            return run
-        added = _added(added, counts, chunk.first_trial)
+        counts = check_counts.read(run.value, DraftCounts)
+        if isinstance(counts, InvalidTrial):
+            return replace(run, value=counts.numbered_from(chunk.first_trial))
+        if not isinstance(counts, DraftCounts):
+            return replace(run, value=counts)
+        counts = counts.numbered_from(chunk.first_trial)
+        added = counts if added is None else added.then(counts)
+        if added is None:  # chunks that do not count the same tokens
+            return replace(run, value=Unreadable())
     first = runs[0][1]
-    return replace(first, value=tag(added), duration_ms=sum(run.duration_ms for _, run in runs))
-
-
-def _added(
-    added: dict[str, Any] | None, counts: dict[str, Any], first_trial: int
-) -> dict[str, Any]:
-    """A chunk's sound counts added to those of the pair's earlier chunks (None: the first);
-    its first token a correct step never returns numbered within the pair."""
-    seen = counts.get("first_outside")
-    if seen is not None:
-        seen = {**seen, "trial": seen["trial"] + first_trial}
-    if added is None:
-        return {
-            **{key: counts[key] for key in ("trials", "first", "lengths", "draws")},
-            "outside": counts.get("outside", 0),
-            "first_outside": seen,
-        }
-    return {
-        "trials": added["trials"] + counts["trials"],
-        "first": [a + b for a, b in zip(added["first"], counts["first"], strict=True)],
-        "lengths": [a + b for a, b in zip(added["lengths"], counts["lengths"], strict=True)],
-        "draws": added["draws"] + counts["draws"],
-        "outside": added["outside"] + counts.get("outside", 0),
-        "first_outside": added["first_outside"] or seen,
-    }
-
-
-def tag(value: Any) -> dict[str, Any]:
-    """Plain data (what ``compare.plain`` gives: numbers, strings, lists, dicts) in the
-    sandbox's tagged form, which ``compare.plain`` reads back."""
-    if type(value) is dict:
-        return {"t": "dict", "v": [[tag(key), tag(item)] for key, item in value.items()]}
-    if type(value) is list:
-        return {"t": "list", "v": [tag(item) for item in value]}
-    if value is None:
-        return {"t": "none"}
-    kind = {str: "str", int: "int", bool: "bool", float: "float"}.get(type(value))
-    if kind is None:
-        raise TypeError(f"not plain data: {type(value).__name__}")
-    return {"t": kind, "v": value}
-
-
-def _sound(counts: Any) -> bool:
-    """Counts shaped as the driver returns them (their sums are checked per pair later); the
-    first tokens a correct step never returns are optional (a driver may not look for them)."""
-    if not isinstance(counts, dict):
-        return False
-    numbers = [counts.get("trials"), counts.get("draws"), counts.get("outside", 0)]
-    lists = [counts.get("first"), counts.get("lengths")]
-    seen = counts.get("first_outside")
-    return (
-        all(type(n) is int and n >= 0 for n in numbers)
-        and all(
-            type(items) is list and all(type(x) is int and x >= 0 for x in items) for items in lists
-        )
-        and (
-            seen is None
-            or type(seen) is dict
-            and set(seen) == {"trial", "draft", "token"}
-            and all(type(x) is int and x >= 0 for x in seen.values())
-        )
-    )
+    return replace(first, value=added, duration_ms=sum(run.duration_ms for _, run in runs))

@@ -1,5 +1,5 @@
-"""The distribution check's counts judged: what a check job sent back validated per pair, its
-tests run (the chi-square of the first token; on equal rows, the mean tokens per step), whether
+"""The distribution check's counts judged: the typed counts (``check_counts``) checked per pair,
+its tests run (the chi-square of the first token; on equal rows, the mean tokens per step), whether
 a first look calls for the rest of the trials, and the report row with its chart.
 
 The thresholds, their false-fail shares and why they are set so are in ``distribution``, with
@@ -9,10 +9,11 @@ the declaration they belong to.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.grading import compare, feedback, statistics
+from app.grading.check_counts import Counts, DraftCounts, FirstOutside, InvalidTrial
 from app.grading.distribution import (
     CHI2_SAFETY,
     CONTINUE,
@@ -27,12 +28,8 @@ from app.schemas import CaseResult, Chart, Group, Status
 from sandbox import Outcome, RunResult
 
 
-def _counts(value: Any, length: int, trials: int) -> list[int] | None:
-    if not (isinstance(value, list) and len(value) == length):
-        return None
-    if not all(type(x) is int and x >= 0 for x in value) or sum(value) != trials:
-        return None
-    return value
+def _sums_to(counts: Sequence[int], length: int, trials: int) -> bool:
+    return len(counts) == length and sum(counts) == trials
 
 
 INVALID = {
@@ -42,26 +39,24 @@ INVALID = {
 }
 
 
-def _outside_sound(counts: dict[str, Any], vocabulary: int) -> bool:
+def _outside_sound(counts: DraftCounts, vocabulary: int) -> bool:
     """The first tokens a correct step never returns, if counted: a number up to the trials, and the
     first of them (trial, draft, token) exactly when there was one, with tokens in range."""
-    outside, seen = counts.get("outside", 0), counts.get("first_outside")
-    if type(outside) is not int or not 0 <= outside <= counts["trials"]:
+    outside, seen = counts.outside, counts.first_outside
+    if outside > counts.trials:
         return False
     if outside == 0:
         return seen is None
     return (
-        isinstance(seen, dict)
-        and set(seen) == {"trial", "draft", "token"}
-        and all(type(x) is int for x in seen.values())
-        and 1 <= seen["trial"] <= counts["trials"]
-        and 0 <= seen["draft"] < vocabulary
-        and 0 <= seen["token"] < vocabulary
+        seen is not None
+        and 1 <= seen.trial <= counts.trials
+        and seen.draft < vocabulary
+        and seen.token < vocabulary
     )
 
 
-def _invalid_sentence(invalid: Any, gamma: int) -> str:
-    if not isinstance(invalid, dict):
+def _invalid_sentence(invalid: Mapping[str, Any] | None, gamma: int) -> str:
+    if invalid is None:
         return "the check could not read what your step returned"
     trial = invalid.get("trial")
     reason = invalid.get("reason")
@@ -100,59 +95,61 @@ def mean_margin(pair: Pair, trials: int, rate: float) -> tuple[float, float]:
     return mean, statistics.bernstein_margin(trials, variance, spread, rate)
 
 
-def _steps_mean(lengths: list[int], trials: int) -> float:
+def _steps_mean(lengths: Sequence[int], trials: int) -> float:
     """The mean tokens per step of the counts (lengths[k]: steps that yielded k + 1 tokens)."""
     return sum(k * c for k, c in enumerate(lengths, start=1)) / trials
 
 
-def _readable(pair: Pair, counts: Any) -> bool:
+def _readable(pair: Pair, counts: DraftCounts) -> bool:
     """Counts the check can judge: over all the pair's trials or its first look's, every
     count summing to them, the first tokens a correct step never returns as the driver names
     them."""
-    if not isinstance(counts, dict) or counts.get("trials") not in (pair.trials, pair.first_look):
+    if counts.trials not in (pair.trials, pair.first_look):
         return False
-    vocabulary, trials = len(pair.p[0]), counts["trials"]
+    vocabulary, trials = len(pair.p[0]), counts.trials
     return (
-        _counts(counts.get("first"), vocabulary, trials) is not None
-        and _counts(counts.get("lengths"), pair.gamma + 1, trials) is not None
+        _sums_to(counts.first, vocabulary, trials)
+        and _sums_to(counts.lengths, pair.gamma + 1, trials)
         and _outside_sound(counts, vocabulary)
     )
 
 
-def _settles(pair: Pair, counts: dict[str, Any]) -> bool:
+def _settles(pair: Pair, counts: DraftCounts) -> bool:
     """Whether a first look's counts, with no token of probability 0 and no replacement
     a correct step never returns, are clearly what a correct step gives: the chi-square under its
     (1 - CONTINUE) quantile and, on equal rows, the mean within the margin at CONTINUE."""
-    trials, first = counts["trials"], counts["first"]
+    trials, first = counts.trials, counts.first
     expected = [trials * x for x in pair.p[0]]
     statistic, df = statistics.chi2_statistic(first, expected, LOOK_MIN_EXPECTED)
     if statistic > statistics.chi2_threshold(CONTINUE, df):
         return False
     if pair.rows_equal:
         mean, margin = mean_margin(pair, trials, CONTINUE)
-        return abs(_steps_mean(counts["lengths"], trials) - mean) <= margin
+        return abs(_steps_mean(counts.lengths, trials) - mean) <= margin
     return True
 
 
-def goes_on(pair: Pair, counts: Any) -> bool:
+def goes_on(pair: Pair, counts: Counts) -> bool:
     """Whether a pair's first look calls for the rest of its trials: readable counts of the
     look that neither settle it nor already fail it for certain (a token of probability 0, or
     a first token a correct step never returns)."""
-    if pair.first_look is None or not _readable(pair, counts):
+    if pair.first_look is None or not isinstance(counts, DraftCounts):
         return False
-    if counts["trials"] != pair.first_look:
+    if not _readable(pair, counts):
         return False
-    if _impossible(pair.p[0], counts["first"]) or counts.get("outside"):
+    if counts.trials != pair.first_look:
+        return False
+    if _impossible(pair.p[0], counts.first) or counts.outside:
         return False  # failed for certain already
     return not _settles(pair, counts)
 
 
 def _outside_sentence(
-    pair: Pair, seen: dict[str, int], outside: int, trials: int, words: dict[str, str]
+    pair: Pair, seen: FirstOutside, outside: int, trials: int, words: dict[str, str]
 ) -> str:
     """What a first token a correct step never returns says: the trial, the draft, the token."""
     p, q = pair.p[0], pair.q[0]
-    trial, draft, token = seen["trial"], seen["draft"], seen["token"]
+    trial, draft, token = seen.trial, seen.draft, seen.token
     numbers = {
         "draft": str(draft),
         "token": str(token),
@@ -170,19 +167,19 @@ def _outside_sentence(
 
 
 def judge_pair(
-    pair: Pair, counts: dict[str, Any], tests: int, words: dict[str, str] = WORDS
+    pair: Pair, counts: DraftCounts, tests: int, words: dict[str, str] = WORDS
 ) -> tuple[str | None, str, Chart]:
     """The verdict on one pair's counts (all its trials, or its first look's): the test it
     failed first (one of HINT_TESTS; None: it passed), the sentence, the chart. A first look
     that settled the pair passes every test here too: its bounds are inside the thresholds."""
     rate = FALSE_FAIL / tests
-    trials = counts["trials"]
+    trials = counts.trials
     target = list(pair.p[0])
-    first, lengths = counts["first"], counts["lengths"]
+    first, lengths = counts.first, counts.lengths
     expected = [trials * x for x in target]
     observed = [c / trials for c in first]
     impossible = _impossible(target, first)
-    outside = counts.get("outside", 0)
+    outside = counts.outside
     statistic, df = statistics.chi2_statistic(first, expected, MIN_EXPECTED)
     threshold = statistics.chi2_threshold(rate / CHI2_SAFETY, df)
     passed = not impossible and not outside and statistic <= threshold
@@ -198,8 +195,9 @@ def judge_pair(
         passed=passed,
     )
     parts = []
-    if outside:
-        parts.append(_outside_sentence(pair, counts["first_outside"], outside, trials, words))
+    replaced = counts.first_outside  # there exactly when ``outside`` (``_readable``)
+    if outside and replaced is not None:
+        parts.append(_outside_sentence(pair, replaced, outside, trials, words))
     if impossible:
         t = impossible[0]
         parts.append(
@@ -257,7 +255,7 @@ def check_rows(
     limits_text: dict[str, str],
     exact_failed: bool,
 ) -> list[CaseResult]:
-    """One row per declared pair, from the check job's raw result."""
+    """One row per declared pair, from the check's merged result (``distribution_jobs``)."""
     rows = []
     for index, pair in enumerate(check.pairs):
         run = result.cases[index] if index < len(result.cases) else None
@@ -273,12 +271,12 @@ def check_rows(
             update = {"message": f"during the distribution check: {text}"}
             rows.append(row.model_copy(update=update))
             continue
-        counts = compare.plain(run.value)
-        if isinstance(counts, dict) and "invalid" in counts:
-            message = _invalid_sentence(counts["invalid"], pair.gamma)
+        counts = run.value
+        if isinstance(counts, InvalidTrial):
+            message = _invalid_sentence(counts.record, pair.gamma)
             rows.append(row.model_copy(update={"status": Status.failed, "message": message}))
             continue
-        if not _readable(pair, counts):
+        if not (isinstance(counts, DraftCounts) and _readable(pair, counts)):
             message = "the distribution check's counts did not add up; it could not judge"
             rows.append(row.model_copy(update={"message": message}))
             continue

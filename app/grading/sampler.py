@@ -4,10 +4,11 @@ Declared in exercise data (``[sampler]`` in exercise.toml): inputs of the entry 
 parameter but the generator), each with its trials, seed and exact law, given as ``law`` or
 computed by the folder's trusted ``law.py`` (run here, on the host, at load). The judge's own
 driver (``sampler_driver.py`` beside this module) calls the learner's function in its confined
-child with one generator across the trials and sends back counts; this module validates them
-and tests them against the law: a chi-square over bins pooled to MIN_EXPECTED expected counts,
-at the false-fail share and safety factor of the distribution check (``distribution.py``), and
-a token the law gives probability 0 fails at once. A first look settles an input early, as there.
+child with one generator across the trials and sends back counts; ``check_counts`` reads them
+once, and this module checks them against the input and tests them against the law: a chi-square
+over bins pooled to MIN_EXPECTED expected counts, at the false-fail share and safety factor of
+the distribution check (``distribution.py``), and a token the law gives probability 0 fails at
+once. A first look settles an input early, as there.
 
 Nothing here knows an exercise: the words come from the entry point and its parameters' names.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from app.grading import compare, feedback, statistics
+from app.grading.check_counts import Counts, InvalidTrial, SamplerCounts
 from app.grading.distribution import (
     CHI2_SAFETY,
     CONTINUE,
@@ -247,34 +249,32 @@ def _load_input(
 # -- from counts to a row ------------------------------------------------------------------
 
 
-def readable(item: SamplerInput, counts: Any) -> bool:
+def readable(item: SamplerInput, counts: SamplerCounts) -> bool:
     """Counts the check can judge: over all the input's trials or its first look's, one per
     token, adding up to them."""
-    if not isinstance(counts, dict) or counts.get("trials") not in (item.trials, item.first_look):
-        return False
-    tokens = counts.get("counts")
     return (
-        isinstance(tokens, list)
-        and len(tokens) == item.bins
-        and all(type(x) is int and x >= 0 for x in tokens)
-        and sum(tokens) == counts["trials"]
+        counts.trials in (item.trials, item.first_look)
+        and len(counts.counts) == item.bins
+        and sum(counts.counts) == counts.trials
     )
 
 
-def _impossible(item: SamplerInput, counts: list[int]) -> list[int]:
+def _impossible(item: SamplerInput, counts: Sequence[int]) -> list[int]:
     """The tokens returned that the law gives probability 0: each one a certain failure."""
     return [t for t, x in enumerate(item.law) if x == 0 and counts[t] > 0]
 
 
-def goes_on(item: SamplerInput, counts: Any) -> bool:
+def goes_on(item: SamplerInput, counts: Counts) -> bool:
     """Whether an input's first look calls for the rest of its trials: readable counts of the
     look, with no impossible token, whose chi-square is past the (1 - CONTINUE) quantile."""
-    if item.first_look is None or not readable(item, counts):
+    if item.first_look is None or not isinstance(counts, SamplerCounts):
         return False
-    if counts["trials"] != item.first_look or _impossible(item, counts["counts"]):
+    if not readable(item, counts):
+        return False
+    if counts.trials != item.first_look or _impossible(item, counts.counts):
         return False
     expected = [item.first_look * x for x in item.law]
-    statistic, df = statistics.chi2_statistic(counts["counts"], expected, LOOK_MIN_EXPECTED)
+    statistic, df = statistics.chi2_statistic(counts.counts, expected, LOOK_MIN_EXPECTED)
     return statistic > statistics.chi2_threshold(CONTINUE, df)
 
 
@@ -296,12 +296,12 @@ def call_text(check: SamplerCheck, item: SamplerInput) -> str:
 
 
 def judge_input(
-    check: SamplerCheck, item: SamplerInput, counts: dict[str, Any], tests: int
+    check: SamplerCheck, item: SamplerInput, counts: SamplerCounts, tests: int
 ) -> tuple[bool, str, Chart]:
     """The verdict on one input's counts (all its trials, or its first look's): passed, the
     sentence, the chart. A look that settled the input passes here too: its bound is inside."""
     rate = FALSE_FAIL / tests
-    trials, tokens = counts["trials"], counts["counts"]
+    trials, tokens = counts.trials, counts.counts
     law = list(item.law)
     expected = [trials * x for x in law]
     observed = [c / trials for c in tokens]
@@ -354,8 +354,10 @@ INVALID = {
 }
 
 
-def _invalid_sentence(check: SamplerCheck, item: SamplerInput, invalid: Any) -> str:
-    if not isinstance(invalid, dict):
+def _invalid_sentence(
+    check: SamplerCheck, item: SamplerInput, invalid: Mapping[str, Any] | None
+) -> str:
+    if invalid is None:
         return "the check could not read what your function returned"
     reason = invalid.get("reason")
     if reason == "token":
@@ -392,13 +394,13 @@ def check_rows(
             text = compare.error_message(run, limits_text)
             rows.append(row.model_copy(update={"message": f"during the sampler check: {text}"}))
             continue
-        counts = compare.plain(run.value)
-        if isinstance(counts, dict) and "invalid" in counts:
-            message = _invalid_sentence(check, item, counts["invalid"])
+        counts = run.value
+        if isinstance(counts, InvalidTrial):
+            message = _invalid_sentence(check, item, counts.record)
             update = {"status": Status.failed, "message": message, "hint": check.hints.get("token")}
             rows.append(row.model_copy(update=update))
             continue
-        if not readable(item, counts):
+        if not (isinstance(counts, SamplerCounts) and readable(item, counts)):
             message = "the sampler check's counts did not add up; it could not judge"
             rows.append(row.model_copy(update={"message": message}))
             continue

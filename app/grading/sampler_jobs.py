@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from app.grading import compare, distribution_jobs, sampler
-from app.grading.distribution_jobs import NO_ANSWER, Batch, Chunk, tag
+from app.grading import check_counts, distribution_jobs, sampler
+from app.grading.check_counts import InvalidTrial, SamplerCounts, Unreadable
+from app.grading.distribution_jobs import NO_ANSWER, Batch, Chunk
 from app.grading.sampler import SamplerCheck
 from sandbox import CaseRun, Job, Limits, Outcome, RunResult
 
@@ -44,7 +44,7 @@ def second_stage(check: SamplerCheck, looked: RunResult) -> list[Chunk]:
         return []
     stage: list[Chunk] = []
     for index, (item, run) in enumerate(zip(check.inputs, looked.cases, strict=False)):
-        if run.outcome is Outcome.returned and sampler.goes_on(item, compare.plain(run.value)):
+        if run.outcome is Outcome.returned and sampler.goes_on(item, run.value):
             stage += distribution_jobs.chunks(item, index)[1:]
     return stage
 
@@ -88,7 +88,8 @@ def check_jobs_for(
 
 
 def merged_result(check: SamplerCheck, done: list[tuple[Batch, RunResult]]) -> RunResult:
-    """The jobs' results as one, a case per input in order (what ``sampler.check_rows`` reads);
+    """The jobs' results as one, a case per input in order (what ``sampler.check_rows`` reads),
+    a returned case's value the input's ``check_counts.Counts`` rather than a tagged value;
     a job that did not load makes the whole check unloaded (every job runs the same code)."""
     setup = next((result.setup for _, result in done if result.setup is not None), None)
     runs = [
@@ -114,49 +115,22 @@ def merged_result(check: SamplerCheck, done: list[tuple[Batch, RunResult]]) -> R
 
 
 def _input_run(runs: list[tuple[Chunk, CaseRun]]) -> CaseRun:
-    """One input's chunks as one case: the first that did not return, the first invalid call
-    (numbered within the input), the first whose counts do not add up, or the counts added."""
+    """One input's chunks as one case whose value is the input's typed counts
+    (``check_counts``): the first chunk that did not return, the first invalid call (numbered
+    within the input), the first whose counts do not add up, or the counts added."""
     for _, run in runs:
         if run.outcome is not Outcome.returned:
             return run
-    trials, draws = 0, 0
-    counts: list[int] | None = None
+    added: SamplerCounts | None = None
     for chunk, run in runs:
-        value = compare.plain(run.value)
-        if isinstance(value, dict) and isinstance(value.get("invalid"), dict):
-            invalid = dict(value["invalid"])
-            if type(invalid.get("trial")) is not int:
-                return run
-            invalid["trial"] += chunk.first_trial
-            return replace(run, value=tag({"invalid": _plain_dict(invalid)}))
-        if not _sound(value) or (counts is not None and len(value["counts"]) != len(counts)):
-            return run  # the row says the counts do not add up, as they came
-        counts = (
-            value["counts"]
-            if counts is None
-            else [a + b for a, b in zip(counts, value["counts"], strict=True)]
-        )
-        trials += value["trials"]
-        draws += value["draws"]
-    added = {"trials": trials, "counts": counts, "draws": draws}
+        counts = check_counts.read(run.value, SamplerCounts)
+        if isinstance(counts, InvalidTrial):
+            numbered = counts.numbered_from(chunk.first_trial, scalars_only=True)
+            return replace(run, value=numbered)
+        if not isinstance(counts, SamplerCounts):
+            return replace(run, value=counts)
+        added = counts if added is None else added.then(counts)
+        if added is None:  # chunks that do not count the same tokens
+            return replace(run, value=Unreadable())
     first = runs[0][1]
-    return replace(first, value=tag(added), duration_ms=sum(run.duration_ms for _, run in runs))
-
-
-def _plain_dict(invalid: dict[str, Any]) -> dict[str, Any]:
-    """An invalid call's record with only plain values (what ``tag`` can carry)."""
-    return {
-        str(key): value
-        for key, value in invalid.items()
-        if type(value) in (int, str, float, bool) or value is None
-    }
-
-
-def _sound(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and type(value.get("trials")) is int
-        and type(value.get("draws")) is int
-        and isinstance(value.get("counts"), list)
-        and all(type(x) is int and x >= 0 for x in value["counts"])
-    )
+    return replace(first, value=added, duration_ms=sum(run.duration_ms for _, run in runs))

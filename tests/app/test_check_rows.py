@@ -1,9 +1,11 @@
-"""Check rows from hand-made sandbox results: counts validated, verdicts counted, no crash."""
+"""Check rows from hand-made sandbox results (merged as the judge merges a check's jobs): counts
+validated, verdicts counted, no crash."""
 
 from __future__ import annotations
 
 from app.catalog import Catalog
 from app.grading.distribution import DistributionCheck, Pair
+from app.grading.distribution_jobs import Chunk, merged_result
 from app.grading.distribution_verdict import check_rows
 from app.grading.reports import grade_report
 from app.grading.whole_checks import DistributionRuns
@@ -27,7 +29,8 @@ def _tag(value: object) -> dict:
 
 def _rows(value: object, outcome: Outcome = Outcome.returned) -> list:
     run = CaseRun(outcome=outcome, value=_tag(value), error=ErrorInfo("ValueError", "boom"))
-    return check_rows(CHECK, RunResult(cases=[run]), LIMITS, exact_failed=False)
+    merged = merged_result(CHECK, [((Chunk(0, 0, 100, 1),), RunResult(cases=[run]))])
+    return check_rows(CHECK, merged, LIMITS, exact_failed=False)
 
 
 def test_sound_counts_give_a_verdict_and_a_chart() -> None:
@@ -70,7 +73,7 @@ def test_check_rows_count_in_the_verdict(catalog: Catalog) -> None:
     )
 
     def report(result: RunResult, rows: list[CaseResult], check_run: CaseRun) -> Report:
-        check_result = RunResult(cases=[check_run])
+        check_result = check.merged([((Chunk(0, 0, 100, 1),), RunResult(cases=[check_run]))])
         return grade_report(
             exercise, result, rows, mode=Mode.submit, duration_ms=1.0, check=check,
             check_result=check_result,

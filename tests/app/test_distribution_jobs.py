@@ -1,10 +1,11 @@
-"""A pair's chunks, added back into one result: counts summed, an invalid trial numbered within
-the pair, a chunk that failed or sent nonsense reported as it came; a first look run alone, the
-rest only when the look did not settle the pair; short chunks packed into one job."""
+"""A pair's chunks, added back into one result: counts summed into one typed value, an invalid
+trial numbered within the pair, a chunk that failed reported as it came and one that sent
+nonsense as unreadable; a first look run alone, the rest only when the look did not settle the
+pair; short chunks packed into one job."""
 
 from __future__ import annotations
 
-from app.grading.compare import plain
+from app.grading.check_counts import DraftCounts, FirstOutside, InvalidTrial, Unreadable
 from app.grading.distribution import DistributionCheck, Pair
 from app.grading.distribution_jobs import (
     Chunk,
@@ -50,17 +51,11 @@ def test_the_chunks_counts_add_up_to_one_pair() -> None:
         _done(1, 0, _counts([50, 50], [25, 75])),
     ]
     merged = merged_result(CHECK, done)
-    first, second = (plain(case.value) for case in merged.cases)
-    assert first == {
-        "trials": 100,
-        "first": [55, 45],
-        "lengths": [25, 75],
-        "draws": 130,
-        "outside": 0,  # the driver did not count them: none
-        "first_outside": None,
-    }
+    first, second = (case.value for case in merged.cases)
+    # The driver did not count the first tokens a correct step never returns: none.
+    assert first == DraftCounts(100, (55, 45), (25, 75), draws=130, outside=0, first_outside=None)
     assert merged.cases[0].duration_ms == 5.0
-    assert second == {**_counts([50, 50], [25, 75]), "outside": 0, "first_outside": None}
+    assert second == DraftCounts(100, (50, 50), (25, 75), draws=60)
     rows = check_rows(CHECK, merged, LIMITS, exact_failed=False)
     assert [row.status for row in rows] == [Status.passed, Status.passed]
 
@@ -69,7 +64,7 @@ def test_an_invalid_trial_is_numbered_within_its_pair() -> None:
     invalid = {"invalid": {"trial": 3, "reason": "range", "token": 9}}
     done = [_done(0, 0, _counts([30, 20], [40, 10])), _done(0, 50, invalid)]
     merged = merged_result(DistributionCheck(driver="", pairs=(PAIR,)), done)
-    assert plain(merged.cases[0].value) == {"invalid": {"trial": 53, "reason": "range", "token": 9}}
+    assert merged.cases[0].value == InvalidTrial({"trial": 53, "reason": "range", "token": 9})
 
 
 def test_a_chunk_that_failed_or_sent_nonsense_is_the_pairs_result() -> None:
@@ -82,7 +77,7 @@ def test_a_chunk_that_failed_or_sent_nonsense_is_the_pairs_result() -> None:
     ]
     merged = merged_result(CHECK, done)
     assert merged.cases[0] is crashed
-    assert plain(merged.cases[1].value) == {"trials": 50, "first": "lots"}
+    assert merged.cases[1].value == Unreadable()
     rows = check_rows(CHECK, merged, LIMITS, exact_failed=False)
     assert rows[0].status == Status.error and "ValueError" in (rows[0].message or "")
     assert rows[1].status == Status.error and "did not add up" in (rows[1].message or "")
@@ -100,8 +95,9 @@ def test_an_invalid_report_the_driver_never_sends_is_left_as_it_came() -> None:
     for value in odd:
         done = [_done(0, 0, _counts([30, 20], [12, 38])), _done(0, 50, value)]
         merged = merged_result(DistributionCheck(driver="", pairs=(PAIR,)), done)
-        shown = plain(merged.cases[0].value)
-        assert shown["invalid"]["trial"] in ("3", 53)  # numbered within the pair when it can be
+        shown = merged.cases[0].value
+        assert isinstance(shown, InvalidTrial) and shown.record is not None
+        assert shown.record["trial"] in ("3", 53)  # numbered within the pair when it can be
         rows = check_rows(DistributionCheck(driver="", pairs=(PAIR,)), merged, LIMITS, False)
         assert rows[0].status == Status.failed and rows[0].message
 
@@ -137,14 +133,21 @@ def _looked(first: list[int], lengths: list[int]) -> RunResult:
     return RunResult(cases=[CaseRun(outcome=Outcome.returned, value=tag(counts))])
 
 
+def _merged_look(check: DistributionCheck, result: RunResult) -> RunResult:
+    """A first look's job result as the judge hands it to the second stage: merged."""
+    return merged_result(check, [((Chunk(0, 0, 200, 3),), result)])
+
+
 def test_the_rest_runs_only_when_the_look_did_not_settle_the_pair() -> None:
     check = DistributionCheck(driver="", pairs=(LOOKING,))
     # p[0] = (0.5, 0.5), gamma 1, alpha 0.75: 1.75 tokens per step on average.
-    settled = _looked([100, 100], [50, 150])
+    settled = _merged_look(check, _looked([100, 100], [50, 150]))
     assert second_stage(check, settled) == []
-    unsure = _looked([118, 82], [50, 150])  # chi-square 6.5, past the 5% bound of 3.84
+    # chi-square 6.5, past the 5% bound of 3.84
+    unsure = _merged_look(check, _looked([118, 82], [50, 150]))
     assert second_stage(check, unsure) == chunks(LOOKING, 0)[1:]
-    long_steps = _looked([100, 100], [80, 120])  # 1.6 tokens per step: not clearly right
+    # 1.6 tokens per step: not clearly right
+    long_steps = _merged_look(check, _looked([100, 100], [80, 120]))
     assert second_stage(check, long_steps) == chunks(LOOKING, 0)[1:]
     # A look that already failed for certain, crashed, or did not load needs no more trials.
     crashed = RunResult(cases=[CaseRun(outcome=Outcome.raised, error=ErrorInfo("E", "x"))])
@@ -153,7 +156,7 @@ def test_the_rest_runs_only_when_the_look_did_not_settle_the_pair() -> None:
     )
     unloaded = RunResult(setup=SetupFailure(SetupKind.compile, "bad"))
     for result in (crashed, invalid, unloaded):
-        assert second_stage(check, result) == []
+        assert second_stage(check, _merged_look(check, result)) == []
 
 
 def test_a_settled_look_is_judged_on_its_trials_and_says_so() -> None:
@@ -181,8 +184,9 @@ def test_replacements_outside_the_residual_add_up_and_are_named() -> None:
         _done(0, 50, {**_counts([30, 20], [12, 38]), "outside": 2, "first_outside": seen}),
     ]
     merged = merged_result(check, done)
-    counts = plain(merged.cases[0].value)
-    assert counts["outside"] == 2 and counts["first_outside"] == {**seen, "trial": 54}
+    counts = merged.cases[0].value
+    assert isinstance(counts, DraftCounts) and counts.outside == 2
+    assert counts.first_outside == FirstOutside(trial=54, draft=0, token=1)
     (row,) = check_rows(check, merged, LIMITS, exact_failed=True)
     assert row.status == Status.failed
     assert row.message is not None and row.message.startswith(

@@ -14,6 +14,7 @@ import pytest
 
 from app.catalog import ExerciseError, load_exercise
 from app.grading import sampler, sampler_jobs
+from app.grading.check_counts import SamplerCounts
 from app.grading.judge import Judge
 from app.schemas import CaseResult, Group, Mode, Status
 
@@ -85,15 +86,20 @@ def check_of(law: list[float], trials: int = 2000, look: int | None = None) -> A
     return sampler.SamplerCheck("sample_token", "rng", 1, {"probs": "list"}, (item,)), item
 
 
+def _counts(trials: int, tokens: list[int]) -> SamplerCounts:
+    """What the check's merge makes of the driver's counts (``check_counts.read``)."""
+    return SamplerCounts(trials, tuple(tokens), draws=trials)
+
+
 def test_counts_drawn_from_the_law_pass_and_a_skew_fails() -> None:
     check, item = check_of([0.5, 0.3, 0.15, 0.05])
     rng = np.random.default_rng(0)
     good = np.bincount(rng.choice(4, size=2000, p=item.law), minlength=4).tolist()
-    passed, words, chart = sampler.judge_input(check, item, {"trials": 2000, "counts": good}, 1)
+    passed, words, chart = sampler.judge_input(check, item, _counts(2000, good), 1)
     assert passed and "in the exact law's proportions" in words and chart.passed
     assert chart.target == list(item.law) and math.isclose(sum(chart.observed), 1.0)
     skewed = [800, 800, 300, 100]
-    passed, words, chart = sampler.judge_input(check, item, {"trials": 2000, "counts": skewed}, 1)
+    passed, words, chart = sampler.judge_input(check, item, _counts(2000, skewed), 1)
     assert not passed and not chart.passed
     assert "sample_token(probs = [0.5, 0.3, 0.15, 0.05], rng)" in words
     assert "token 1 came out 40.0% of the time against 30.0%" in words
@@ -101,19 +107,17 @@ def test_counts_drawn_from_the_law_pass_and_a_skew_fails() -> None:
 
 def test_one_token_the_law_excludes_fails_for_certain() -> None:
     check, item = check_of([0.5, 0.0, 0.5], trials=1000)
-    passed, words, _ = sampler.judge_input(
-        check, item, {"trials": 1000, "counts": [500, 1, 499]}, 1
-    )
+    passed, words, _ = sampler.judge_input(check, item, _counts(1000, [500, 1, 499]), 1)
     assert not passed and "returned token 1 1 times" in words and "probability 0" in words
 
 
 def test_a_first_look_goes_on_only_when_it_is_not_clearly_right() -> None:
     _, item = check_of([0.5, 0.5], trials=1000, look=200)
-    assert not sampler.goes_on(item, {"trials": 200, "counts": [100, 100]})
-    assert sampler.goes_on(item, {"trials": 200, "counts": [125, 75]})
-    assert not sampler.goes_on(item, {"trials": 200, "counts": [200, 0, 0]})  # unreadable
+    assert not sampler.goes_on(item, _counts(200, [100, 100]))
+    assert sampler.goes_on(item, _counts(200, [125, 75]))
+    assert not sampler.goes_on(item, _counts(200, [200, 0, 0]))  # unreadable
     _, zero = check_of([0.5, 0.0, 0.5], trials=1000, look=200)
-    assert not sampler.goes_on(zero, {"trials": 200, "counts": [99, 1, 100]})  # failed already
+    assert not sampler.goes_on(zero, _counts(200, [99, 1, 100]))  # failed already
 
 
 def test_chunks_add_up_and_an_invalid_call_is_numbered_within_the_input() -> None:
