@@ -8,15 +8,13 @@ Bounds: ``BACKLOG`` rows and ``BACKLOG_BYTES`` of their text in memory; past tha
 reached the spool wait there only (``app.spool``: it also carries them across a judge's restart
 or kill); a row that fits in neither is lost, counted and said in the log. The log says each
 change of state once. Each row keeps the code (the learner gets it back) and its SHA-256,
-beside the hash of the learner's id, never the id. The backends live in ``app.databases``.
+beside the hash of the learner's id, never the id (``app.history_rows``). The backends live in
+``app.databases``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import secrets
 import threading
 import time
 from collections import deque
@@ -35,7 +33,8 @@ from app.databases import (
     open_database,
     sqlite_path,
 )
-from app.schemas import Report, Status
+from app.history_rows import row_values
+from app.schemas import Report
 from app.spool import Orphan, Spool, SpoolError
 
 log = logging.getLogger("judge.storage")
@@ -49,50 +48,6 @@ RETRY_FIRST_S = 0.25
 RETRY_MAX_S = 5.0
 STALLED_S = 5.0  # a write that has not answered for this long makes the history degraded
 POSTGRES_SPOOL = Path("var/history-spool")
-NOT_RUN_PREFIX = "not run:"  # app.grading's not-run rows: after the case that spent the budget
-
-
-def failed_cases(report: Report) -> str | None:
-    """The cases of ``report`` that ran and failed, as JSON, for the instructor's statistics.
-
-    A report where nothing ran (a compile error, refused code) fails no case in particular, and
-    a case left unrun because an earlier one spent the budget was not failed by the learner.
-    """
-    if report.status is Status.error:
-        return None
-    failed = [
-        {"name": test.name, "group": test.group.value, "hint": test.hint}
-        for test in report.tests
-        if test.status is not Status.passed and not (test.message or "").startswith(NOT_RUN_PREFIX)
-    ]
-    return json.dumps(failed, separators=(",", ":"))
-
-
-def row_values(exercise_id: str, report: Report, code: str, learner: str | None = None) -> Row:
-    """One submission as the database stores it, in ``app.databases.COLUMNS`` order.
-
-    Made when the submission is recorded, so the backlog holds a few fields and the code per
-    row, not the whole report. ``learner`` is the learner id's hash (``app.learners``).
-    """
-    text = code.encode("utf-8", "surrogatepass")
-    digest = hashlib.sha256(text).hexdigest()
-    return (
-        exercise_id,
-        time.time(),
-        report.status.value,
-        report.verdict.value,
-        report.passed,
-        report.total,
-        report.duration_ms,
-        digest,
-        secrets.token_hex(16),
-        learner,
-        report.mode.value,
-        # Stored as the learner can get it back; a lone surrogate (valid in JSON, not in UTF-8)
-        # would make a PostgreSQL insert fail, so it is replaced.
-        text.decode("utf-8", "replace"),
-        failed_cases(report),
-    )
 
 
 def spool_folder(url: str, configured: str | None = None) -> Path | None:

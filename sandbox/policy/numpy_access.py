@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from sandbox.policy import memory, object_arrays
+from sandbox.policy.getters import PYTHON_GETTERS, guarded_getter
 from sandbox.policy.kinds import NUMERIC_DTYPE_IDS, PLAIN_TYPES
 from sandbox.policy.refusal import (
     ObjectArrayRefused,
@@ -407,51 +408,11 @@ def _guard_attribute_walk(obj: Any, name: str, value: Any) -> Any:
     owner = obj if isinstance(obj, type) else type(obj)
     if name == "args" and isinstance(obj, BaseException):
         return without_hidden_objects(obj).args
-    if isinstance(value, _PYTHON_GETTERS) and from_guarded_library(owner):
-        return _guarded_getter(value, owner, name)
+    if isinstance(value, PYTHON_GETTERS) and from_guarded_library(owner):
+        what = f"{owner.__name__}.{name}"
+        return guarded_getter(value, owner, name, lambda f: _method(f, what, False, owner, name))
     if callable(value) and from_guarded_library(owner):
         # Any other numpy object's methods (a Generator's permuted(x, out=objects) writes into
         # an object array), a standard class's (Random.shuffle), a learner's subclass of one.
         return _method(value, f"{owner.__name__}.{name}", False, owner, name)
     return value
-
-
-# A library class's property read off the class (np.iinfo.max, Fraction.numerator,
-# NormalDist.mean, np.finfo.tiny) holds the getter itself, a plain Python function: its fget
-# (a cached_property's func) was numpy's own code, called past every guard, on any object
-# (iinfo.max caches what it computes from any object's .kind and .bits in numpy's own table).
-_PYTHON_GETTERS = (property, functools.cached_property)
-
-
-def _guarded_getter(descriptor: Any, owner: type, name: str) -> Any:
-    """``descriptor`` with each of its functions guarded, and taking instances of ``owner`` only
-    (as a C class's getter refuses any other object)."""
-    what = f"{owner.__name__}.{name}"
-
-    def guarded(function: Any) -> Any:
-        if function is None:
-            return None
-        guard = _method(function, what, False, owner, name)
-
-        def own_instances_only(instance: Any, *args: Any) -> Any:
-            if not isinstance(instance, owner):
-                raise TypeError(
-                    f"{what} applies to {owner.__name__} objects, not to"
-                    f" {type(instance).__name__!r}"
-                )
-            return guard(instance, *args)
-
-        own_instances_only.__name__ = name
-        own_instances_only.__qualname__ = what
-        return own_instances_only
-
-    if isinstance(descriptor, property):
-        return property(
-            guarded(descriptor.fget),
-            guarded(descriptor.fset),
-            guarded(descriptor.fdel),
-            descriptor.__doc__,
-        )
-    cached = functools.cached_property(guarded(descriptor.func))
-    cached.__set_name__(owner, name)
-    return cached

@@ -17,7 +17,8 @@ import pytest
 
 from app import history as history_module
 from app.databases import COLUMNS, DatabaseError, Row, SqliteDatabase, describe, sqlite_path
-from app.history import History, row_values, spool_folder
+from app.history import History, spool_folder
+from app.history_rows import row_values
 from app.schemas import Report, Status, Verdict
 
 REPORT = Report(
