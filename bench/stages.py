@@ -35,6 +35,7 @@ from typing import Any
 
 OUT = os.path.join(tempfile.gettempdir(), "judge-stages-{role}-{pid}.json")
 SLOTS = 8192
+SETTLE_S = 2.0  # how long a dump waits for the children of replies already sent to be reaped
 # A child's marks, in the order a child passes them.
 MARKS = (
     "forked",
@@ -333,6 +334,20 @@ def _read_dump(role: str, pid: int) -> dict[str, Any]:
     raise SystemExit(f"stages: no counts from the {role} process")
 
 
+def _reaped(zygote: int, children: int) -> dict[str, Any]:
+    """The zygote's counts once ``children`` children have been reaped (or ``SETTLE_S`` has
+    passed): the last grade's reply reaches the client before its child is reaped, and each dump
+    hands over the children it holds only once, so later dumps' children are added."""
+    counts = _read_dump("zygote", zygote)
+    deadline = time.monotonic() + SETTLE_S
+    while len(counts["children"]) < children and time.monotonic() < deadline:
+        time.sleep(0.02)
+        later = _read_dump("zygote", zygote)
+        later["children"] = counts["children"] + later["children"]
+        counts = later
+    return counts
+
+
 def measure(requests: int, concurrency: int, exercise_id: str) -> dict[str, Any]:
     from app.catalog import EXERCISES_DIR, Catalog
     from bench.loadtest.compare import submissions
@@ -354,6 +369,7 @@ def measure(requests: int, concurrency: int, exercise_id: str) -> dict[str, Any]
             pid = int(health["pid"])
             zygote = int(health["pool"]["zygote_pid"])
             asyncio.run(load(url, path, bodies, count=50, duration=30, concurrency=1, client="raw"))
+            time.sleep(SETTLE_S)  # the warm-up's last children reaped, not counted as measured
             web0, zyg0 = _read_dump("web", pid), _read_dump("zygote", zygote)
             load_start = os.getloadavg()
             row = asyncio.run(
@@ -367,7 +383,7 @@ def measure(requests: int, concurrency: int, exercise_id: str) -> dict[str, Any]
                     client="raw",
                 )
             )
-            web1, zyg1 = _read_dump("web", pid), _read_dump("zygote", zygote)
+            web1, zyg1 = _read_dump("web", pid), _reaped(zygote, requests)
     return summarise(row, web0, web1, zyg0, zyg1, load_start, os.getloadavg())
 
 
