@@ -275,7 +275,7 @@ def install_web() -> None:
     from uvicorn.protocols.http import httptools_impl
 
     from app import history
-    from app.grading import judge
+    from app.grading import judge, reports
     from app.schemas import Report, Submission
     from sandbox import pool
 
@@ -290,7 +290,10 @@ def install_web() -> None:
     )
     _patch(judge.Judge, "_submit_all", lambda fn: timers.wrap("grade: jobs handed over", fn))
     _patch(pool.Pool, "_deliver", lambda fn: timers.wrap("grade: replies read", fn))
+    # The report: one function before this session's Submit plan, its rows and the report after.
     _patch(judge, "build_report", lambda fn: timers.wrap("grade: report built", fn))
+    for name in ("case_rows", "grade_report"):
+        _patch(reports, name, lambda fn: timers.wrap("grade: report built", fn))
     Report.model_dump_json = timers.wrap(  # type: ignore[method-assign]
         "report serialised", Report.model_dump_json
     )
