@@ -24,8 +24,9 @@ FENCE = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n.*?^ {0,3}\1[^\n]*$", re.M | re.S)
 CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.S)
 DISPLAY = re.compile(r"\$\$([\s\S]+?)\$\$")
 # render.js's inline rule: no space after the opening $ or before the closing one, no backtick
-# or newline inside, not followed by a digit ("costs $5 or $6" stays text).
-INLINE = re.compile(r"\$(?!\s)((?:\\[\s\S]|[^\\$\n`])*?[^\\\s$`])\$(?!\d)")
+# or newline inside, not followed by a digit ("costs $5 or $6" stays text); it may end with an
+# escape ($N = \{3, 1\}$).
+INLINE = re.compile(r"\$(?!\s)((?:\\[\s\S]|[^\\$\n`])*?(?:\\[\s\S]|[^\\\s$`]))\$(?!\d)")
 BEGIN_END = re.compile(r"\\(begin|end)\s*\{([^}]*)\}")
 LEFT_RIGHT = re.compile(r"\\(left|right)(?![A-Za-z])")
 

@@ -58,7 +58,7 @@
 
   // $$ ... $$ inside a paragraph (display), or $ ... $ (inline). An inline formula may not start
   // or end with a space, be followed by a digit or hold a backtick (so it never runs into code),
-  // so "costs $5 or $6" stays text.
+  // so "costs $5 or $6" stays text; it may end with an escape ($N = \{3, 1\}$).
   const inlineMath = {
     name: "inlineMath",
     level: "inline",
@@ -66,7 +66,7 @@
     tokenizer(src) {
       let match = /^\$\$([\s\S]+?)\$\$/.exec(src);
       if (match) return { type: "inlineMath", raw: match[0], text: match[1].trim(), display: true };
-      match = /^\$(?!\s)((?:\\[\s\S]|[^\\$\n`])*?[^\\\s$`])\$(?!\d)/.exec(src);
+      match = /^\$(?!\s)((?:\\[\s\S]|[^\\$\n`])*?(?:\\[\s\S]|[^\\\s$`]))\$(?!\d)/.exec(src);
       if (match) return { type: "inlineMath", raw: match[0], text: match[1], display: false };
       return undefined;
     },

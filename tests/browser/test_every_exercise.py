@@ -33,6 +33,14 @@ def test_every_exercise_page_opens_with_its_math_typeset(
     assert p.locator("[data-testid=statement] .katex-error").count() == 0
     if "$" in detail["statement"]:
         assert p.locator("[data-testid=statement] .katex").count() > 0
+    # Every formula was typeset: no dollar is left in the text outside the math and the code
+    # (an inline formula ending in an escape, $N = \\{3, 1\\}$, was once shown raw).
+    stray = p.evaluate(
+        "() => { const s = document.querySelector('[data-testid=statement]').cloneNode(true);"
+        " s.querySelectorAll('.katex, code, pre').forEach(e => e.remove());"
+        " return s.textContent.includes('$'); }"
+    )
+    assert not stray, "a formula was left as text"
     assert p.get_by_test_id("test-pending").count() == len(detail["tests"])
     assert editor_text(p).strip() == detail["starter_code"].strip()
     page.screenshot(f"exercise-{exercise_id}")
