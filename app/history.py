@@ -252,7 +252,8 @@ class History:
             if not batch:
                 with self._cond:
                     self._cond.wait_for(lambda: self._rows or self._stopping or self._spool_work())
-                    gather = not self._stopping and len(self._rows) < BATCH
+                    # Only rows just recorded gather; woken for the spool alone, write at once.
+                    gather = 0 < len(self._rows) < BATCH and not self._stopping
                 if gather:
                     # Outside the lock and not waiting on it: the grades recorded meanwhile wake
                     # no thread and go in the same transaction. One wake-up and one transaction
