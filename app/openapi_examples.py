@@ -16,11 +16,10 @@ from fastapi import FastAPI
 
 from app.catalog import Case, Catalog, Exercise
 from app.errors import no_such_hint
-from app.grading import BadInput, validate
+from app.grading import CUSTOM_CASE_NAME, BadInput, validate
 from app.routes import exercise_public, exercise_summary, sections_of
 from app.schemas import CaseResult, Group, Mode, Report, Status, TheoryPublic, Verdict
 
-CUSTOM_NAME = "your input"  # the name of a custom run's one test (app/grading/judge.py)
 SUBMISSIONS = "/api/exercises/{exercise_id}/submissions"
 RUNS = "/api/exercises/{exercise_id}/runs"
 
@@ -80,7 +79,7 @@ def accepted_run(exercise: Exercise) -> Report:
 
 def accepted_custom(exercise: Exercise) -> Report:
     """A custom run of such a solution on the first example's input."""
-    test = _passed(exercise.cases[0], Group.custom, CUSTOM_NAME)
+    test = _passed(exercise.cases[0], Group.custom, CUSTOM_CASE_NAME)
     return Report(
         status=Status.passed,
         mode=Mode.custom,

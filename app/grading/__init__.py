@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the same names, for type checkers (at run time they load on first use)
     from app.grading.compare import TypeSpec, parse_type
     from app.grading.custom_caps import CapsError, InputCaps, ScalarRange, read_caps
-    from app.grading.custom_input import BadInput, validate
+    from app.grading.custom_input import CUSTOM_CASE_NAME, BadInput, validate
     from app.grading.distribution import DistributionCheck, load_check
     from app.grading.exercise_tools import check_all, regenerate_all
     from app.grading.judge import Judge
@@ -32,6 +32,7 @@ _HOMES = {
     "ScalarRange": "app.grading.custom_caps",
     "read_caps": "app.grading.custom_caps",
     "BadInput": "app.grading.custom_input",
+    "CUSTOM_CASE_NAME": "app.grading.custom_input",
     "validate": "app.grading.custom_input",
     "DistributionCheck": "app.grading.distribution",
     "load_check": "app.grading.distribution",
@@ -45,6 +46,7 @@ _HOMES = {
 }
 __all__ = [
     "BadInput",
+    "CUSTOM_CASE_NAME",
     "CapsError",
     "InputCaps",
     "ScalarRange",

@@ -270,7 +270,9 @@ class Judge:
         learner, reference = self._submit_all(jobs)
         result = await self._result_of(exercise, learner)
         expected = await self._result_of(exercise, reference)
-        cases = case_sets.expected_cases(exercise, inputs, expected, "your input", "custom")
+        cases = case_sets.expected_cases(
+            exercise, inputs, expected, custom_input.CUSTOM_CASE_NAME, "custom"
+        )
         duration = (time.perf_counter() - started) * 1000
         report = reports.build_report(exercise, result, duration, cases, Mode.custom)
         if cases[0].reference_problem and result.setup is None:
