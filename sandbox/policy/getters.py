@@ -17,16 +17,17 @@ PYTHON_GETTERS = (property, functools.cached_property)
 
 
 def guarded_getter(
-    descriptor: Any, owner: type, name: str, guard: Callable[[Callable[..., Any]], Any]
+    descriptor: Any, owner: type, name: str, guard: Callable[[Callable[..., Any], str], Any]
 ) -> Any:
-    """``descriptor`` with each of its functions passed through ``guard`` and taking instances of
-    ``owner`` only (as a C class's getter refuses any other object)."""
+    """``descriptor`` with each of its functions passed through ``guard`` (with the name it is
+    shown by) and taking instances of ``owner`` only (as a C class's getter refuses any other
+    object)."""
     what = f"{owner.__name__}.{name}"
 
     def guarded(function: Any) -> Any:
         if function is None:
             return None
-        checked = guard(function)
+        checked = guard(function, what)
 
         def own_instances_only(instance: Any, *args: Any) -> Any:
             if not isinstance(instance, owner):

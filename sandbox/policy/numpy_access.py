@@ -409,8 +409,9 @@ def _guard_attribute_walk(obj: Any, name: str, value: Any) -> Any:
     if name == "args" and isinstance(obj, BaseException):
         return without_hidden_objects(obj).args
     if isinstance(value, PYTHON_GETTERS) and from_guarded_library(owner):
-        what = f"{owner.__name__}.{name}"
-        return guarded_getter(value, owner, name, lambda f: _method(f, what, False, owner, name))
+        return guarded_getter(
+            value, owner, name, lambda f, what: _method(f, what, False, owner, name)
+        )
     if callable(value) and from_guarded_library(owner):
         # Any other numpy object's methods (a Generator's permuted(x, out=objects) writes into
         # an object array), a standard class's (Random.shuffle), a learner's subclass of one.
