@@ -165,6 +165,19 @@ def _empty(value: dict[str, Any], name: str, ndim: int | None) -> None:
         )
 
 
+def _off_entry(numbers: list[Any], above: float) -> tuple[int, str] | None:
+    """The first entry that keeps ``numbers`` from being a probability distribution, and why.
+
+    A negative entry first: it is the mistake behind a row such as [2.0, -1.0]. One above
+    ``above`` is found before anyone sums the entries, so that fsum never overflows (1e308
+    twice)."""
+    for wrong, says in ((lambda x: x < 0, "is negative"), (lambda x: x > above, "is above 1")):
+        position = next((i for i, x in enumerate(numbers) if wrong(x)), None)
+        if position is not None:
+            return position, says
+    return None
+
+
 def _rows_problem(value: list[Any], name: str) -> str | None:
     if not value:
         return None  # no rows (q when the draft is empty), so no row to fault
@@ -174,12 +187,11 @@ def _rows_problem(value: list[Any], name: str) -> str | None:
         if any(isinstance(x, list) for x in row):
             return None  # deeper than a matrix: nothing to say about rows
         lead = f"{name} row {index} is not a probability distribution"
-        # A negative entry first: it is the mistake behind a row such as [2.0, -1.0].
-        for test, says in ((lambda x: x < 0, "is negative"), (lambda x: x > 1, "is above 1")):
-            position = next((i for i, x in enumerate(row) if test(x)), None)
-            if position is not None:  # "above 1" also keeps fsum from overflowing (1e308 x 2)
-                entry = f"{name}[{index}][{position}]" if matrix else f"{name}[{position}]"
-                return f"{lead} ({entry} = {row[position]!r} {says})"
+        off = _off_entry(row, above=1)
+        if off is not None:
+            position, says = off
+            entry = f"{name}[{index}][{position}]" if matrix else f"{name}[{position}]"
+            return f"{lead} ({entry} = {row[position]!r} {says})"
         total = math.fsum(row)
         if abs(total - 1) > ROW_SUM_TOLERANCE:
             return f"{lead} (its entries sum to {total:.6g})"
@@ -203,15 +215,10 @@ def _distribution(value: list[Any], name: str, tolerance: float) -> None:
     if not value:
         raise BadInput(f"{lead}: it is empty")
     numbers = [_number(item, f"{name}[{i}]") for i, item in enumerate(value)]
-    # A negative entry first (the mistake behind [2.0, -1.0]); one above 1 is refused before
-    # the sum, so that fsum never overflows (1e308 twice).
-    for wrong, says in (
-        (lambda x: x < 0, "is negative"),
-        (lambda x: x > 1 + tolerance, "is above 1"),
-    ):
-        position = next((i for i, x in enumerate(numbers) if wrong(x)), None)
-        if position is not None:
-            raise BadInput(f"{lead}: {name}[{position}] = {value[position]!r} {says}")
+    off = _off_entry(numbers, above=1 + tolerance)
+    if off is not None:
+        position, says = off
+        raise BadInput(f"{lead}: {name}[{position}] = {value[position]!r} {says}")
     total = math.fsum(numbers)
     if abs(total - 1) > tolerance:
         raise BadInput(f"{lead}: its entries add up to {total!r}, not 1 (within {tolerance:g})")
