@@ -45,4 +45,6 @@ def test_the_bench_times_run_and_submit_and_names_each_job(capsys) -> None:
         assert parts.get("check", {"jobs": 0})["jobs"] == looks
         assert parts["host"]["before_first_job_ms"] <= parts["host"]["all_jobs_handed_over_ms"]
         cpu = row["children_cpu_ms"]
-        assert 0 < cpu["run"] < cpu["submit"]
+        # Both measured, nothing compared: at two repeats the medians are noise, and a Submit's
+        # reference may have run ahead, before the Submit's own clock started.
+        assert cpu["run"] > 0 and cpu["submit"] > 0
