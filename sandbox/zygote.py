@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import gc
 import os
-import select
 import selectors
 import signal
 import sys
@@ -334,14 +333,16 @@ class Zygote:
                 if key in self.trusted
             }
             run_job(job, mailbox, self.policy, assignment.first_case, helpers, trusted)
-            # Say so, and close the exit pipe now: tearing down this address space takes
+            # Settle this child's CPU count before the zygote reads it: seen from another core,
+            # a running child's count moves only at a tick or when it stops running, so a job
+            # of a few ms read as its child exits could count 0 ms. Reading its own thread
+            # clock brings it up to date (its process clock does not, while RLIMIT_CPU's timer
+            # is armed).
+            time.thread_time()
+            # Say so, close the exit pipe and exit: tearing down this address space takes
             # milliseconds, and nobody needs to wait for it.
             mailbox.mark_done()
             os.close(exit_fd)
-            # Then wait for the zygote's kill, still alive: it reads this child's CPU clock
-            # first, which an exited child no longer has (the reading then fell back to /proc's
-            # coarse ticks, below the one taken at hand-over, and the job's CPU read as 0).
-            select.select([], [], [])
         except BaseException:  # noqa: BLE001 - a child must never return into the zygote loop
             status = 70
         finally:
