@@ -334,10 +334,10 @@ class Zygote:
             }
             run_job(job, mailbox, self.policy, assignment.first_case, helpers, trusted)
             # Settle this child's CPU count before the zygote reads it: seen from another core,
-            # a running child's count moves only at a tick or when it stops running, so a job
-            # of a few ms read as its child exits could count 0 ms. Reading its own thread
-            # clock brings it up to date (its process clock does not, while RLIMIT_CPU's timer
-            # is armed).
+            # a running child's count moves only at a tick or when it stops running, so a
+            # short job read as its child exits could count no CPU at all. Reading its own
+            # thread clock brings it up to date (its process clock does not, while
+            # RLIMIT_CPU's timer is armed).
             time.thread_time()
             # Say so, close the exit pipe and exit: tearing down this address space takes
             # milliseconds, and nobody needs to wait for it.
