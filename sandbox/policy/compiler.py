@@ -15,6 +15,7 @@ from RestrictedPython.transformer import ALLOWED_FUNC_NAMES, RestrictingNodeTran
 from sandbox.policy import refusal
 from sandbox.policy.attributes import BLOCKED_ATTRIBUTES
 from sandbox.policy.imports import import_refused, learner_modules
+from sandbox.policy.walk import CheaperWalk
 
 LEARNER_FILENAME = "solution.py"
 HELPERS_FILENAME = "helpers.py"
@@ -63,7 +64,7 @@ def _first_yield(block: ast.AST) -> ast.AST | None:
     return None
 
 
-class LearnerTransformer(RestrictingNodeTransformer):
+class LearnerTransformer(CheaperWalk, RestrictingNodeTransformer):
     """RestrictedPython's transformer, widened to what learners write every day.
 
     - ``x[i] += 1`` and ``self.n += 1`` are rewritten into calls of guarded helpers that read,
