@@ -6,7 +6,7 @@ RestrictedPython's transform there: ``NodeVisitor.visit`` builds a method name a
 on every node, and ``NodeTransformer.generic_visit`` runs a generator over each node's fields
 and writes every field and list back, changed or not. This walk finds each node type's method
 once per process and writes back only what a visitor replaced. What it returns, removes or
-splices is the same as the standard library's (tests/sandbox/test_walk.py compares the trees).
+splices is the same as the standard library's (tests/sandbox/policy/test_walk.py compares the trees).
 """
 
 from __future__ import annotations
