@@ -6,7 +6,8 @@ RestrictedPython's transform there: ``NodeVisitor.visit`` builds a method name a
 on every node, and ``NodeTransformer.generic_visit`` runs a generator over each node's fields
 and writes every field and list back, changed or not. This walk finds each node type's method
 once per process and writes back only what a visitor replaced. What it returns, removes or
-splices is the same as the standard library's (tests/sandbox/policy/test_walk.py compares the trees).
+splices is the same as the standard library's (tests/sandbox/policy/test_walk.py compares the
+trees).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class CheaperWalk(ast.NodeTransformer):
 
     def visit(self, node: ast.AST) -> Any:
         kind = type(node)
-        visitor = self._visitors.get(kind)
+        visitor: Any = self._visitors.get(kind)
         if visitor is None:
             visitor = getattr(type(self), "visit_" + kind.__name__, type(self).generic_visit)
             self._visitors[kind] = visitor
