@@ -7,25 +7,29 @@ check): when each was handed over and answered, its CPU and whether the zygote d
 What is left of a Submit's time is the host's: drawing the random cases and building the jobs
 before the first hand-over, building the report after the last answer. The reference's job on a
 Submit's random cases starts in the background once the previous Submit is answered: it is
-shown apart ("ahead"), and its CPU counts in the Submit that uses it. Prints numbers; asserts
-nothing.
+shown apart ("ahead"), and its CPU counts in the Submit that uses it. The learner's code is the
+exercise's reference, or with ``--golden`` its golden correct submissions in turn (what learners
+write: no input checks for "Try your own input"). Prints numbers; asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import statistics
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app.catalog import EXERCISES_DIR, Catalog, Exercise
+from app.grading.exercise_tools import golden_files
 from app.grading.judge import Judge, run_to_completion
 from app.schemas import Mode, Status
 from bench.sandbox_step import LIGHT_LOAD_THINK_MS, unique_sources
@@ -199,10 +203,24 @@ async def _grade(
     return timing.since(), timing, report.status == Status.passed
 
 
+def learner_sources(exercise: Exercise, golden: bool) -> Callable[[], str]:
+    """A unique source per call: the reference, or each golden correct submission in turn."""
+    codes = [path.read_text(encoding="utf-8") for path in golden_files(exercise, "correct")]
+    if not golden or not codes:
+        return unique_sources(exercise.solution_code)
+    turns = itertools.cycle([unique_sources(code) for code in codes])
+    return lambda: next(turns)()
+
+
 async def _measure_exercise(
-    judge: Judge, recording: RecordingPool, exercise: Exercise, repeats: int, think_ms: float
+    judge: Judge,
+    recording: RecordingPool,
+    exercise: Exercise,
+    repeats: int,
+    think_ms: float,
+    golden: bool,
 ) -> dict[str, Any]:
-    source = unique_sources(exercise.solution_code)
+    source = learner_sources(exercise, golden)
     runs: list[tuple[float, GradeTiming]] = []
     submits: list[tuple[float, GradeTiming]] = []
     failures = 0
@@ -217,6 +235,11 @@ async def _measure_exercise(
     run_cpu, submit_cpu = _children_cpu(runs), _children_cpu(submits)
     return {
         "exercise": exercise.id,
+        "learner_code": (
+            "golden correct submissions"
+            if golden and golden_files(exercise, "correct")
+            else "the reference"
+        ),
         "repeats": repeats,
         "run_ms": run,
         "submit_ms": submit,
@@ -230,9 +253,15 @@ async def _measure_exercise(
 
 
 def run_submit_bench(
-    root: Path, exercise_ids: list[str], repeats: int, think_ms: float, workers: int
+    root: Path,
+    exercise_ids: list[str],
+    repeats: int,
+    think_ms: float,
+    workers: int,
+    golden: bool = False,
 ) -> dict[str, Any]:
-    """Interleaved Run and Submit of each exercise's reference, unique sources, one client."""
+    """Interleaved Run and Submit of each exercise's reference (or golden correct submissions),
+    unique sources, one client."""
     catalog = Catalog.load(root)
     judge = Judge.create(workers=workers)
     recording = RecordingPool(judge.pool)
@@ -243,7 +272,7 @@ def run_submit_bench(
             exercise = catalog.get(exercise_id)
             if exercise is None:
                 raise SystemExit(f"bench submit: no exercise {exercise_id!r}")
-            measured = _measure_exercise(judge, recording, exercise, repeats, think_ms)
+            measured = _measure_exercise(judge, recording, exercise, repeats, think_ms, golden)
             rows.append(run_to_completion(measured))  # a loop of its own, even inside one
         layers = judge.health()["layers"]
     finally:
@@ -261,7 +290,8 @@ def _print(summary: dict[str, Any]) -> None:
     for row in summary["exercises"]:
         run, submit = row["run_ms"], row["submit_ms"]
         print(
-            f"\n{row['exercise']} ({row['repeats']} of each): Run p50 {run['p50']:.1f} ms, p90 "
+            f"\n{row['exercise']} ({row['repeats']} of each, learner code: {row['learner_code']}): "
+            f"Run p50 {run['p50']:.1f} ms, p90 "
             f"{run['p90']:.1f}; Submit p50 {submit['p50']:.1f} ms, p90 {submit['p90']:.1f}; "
             f"Submit/Run p50 {row['ratio_p50']:.2f}x"
             + (f"  ({row['failures']} grades NOT accepted)" if row["failures"] else "")
@@ -307,6 +337,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--think-ms", type=float, default=LIGHT_LOAD_THINK_MS)
     parser.add_argument("--workers", type=int, default=None, help="fast slots (default: cores)")
     parser.add_argument("--exercises-dir", type=Path, default=EXERCISES_DIR)
+    parser.add_argument(
+        "--golden", action="store_true", help="the golden correct submissions as learner code"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.repeats < 1:
@@ -318,6 +351,7 @@ def main(argv: list[str]) -> int:
         args.repeats,
         args.think_ms,
         workers,
+        args.golden,
     )
     if args.json:
         print(json.dumps(summary, indent=2))

@@ -6,6 +6,7 @@ import json
 
 from app.catalog import EXERCISES_DIR, Catalog
 from app.grading.distribution_jobs import check_jobs
+from app.grading.exercise_tools import golden_files
 from bench import submit_latency
 
 
@@ -48,3 +49,18 @@ def test_the_bench_times_run_and_submit_and_names_each_job(capsys) -> None:
         # Both measured, nothing compared: at two repeats the medians are noise, and a Submit's
         # reference may have run ahead, before the Submit's own clock started.
         assert cpu["run"] > 0 and cpu["submit"] > 0
+
+
+def test_golden_runs_each_exercises_correct_submissions_as_the_learners_code(capsys) -> None:
+    """``--golden``: every exercise's golden correct submissions take the learner's turn, and
+    each is accepted (the bench's exit status and its failures say so)."""
+    catalog = Catalog.load(EXERCISES_DIR)
+    with_golden = [e.id for e in catalog if golden_files(e, "correct")]
+    argv = ["--golden", "--repeats", "1", "--think-ms", "1", "--json"]
+    status = submit_latency.main(argv + [arg for i in with_golden for arg in ("--exercise", i)])
+    summary = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert [row["exercise"] for row in summary["exercises"]] == with_golden
+    for row in summary["exercises"]:
+        assert row["learner_code"] == "golden correct submissions" and row["failures"] == 0
+        assert row["breakdown"]["learner"]["jobs"] == 1
