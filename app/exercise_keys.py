@@ -37,6 +37,9 @@ CUSTOM_KEYS = (
     "ndim",
     "nonempty",
     "probabilities",
+    "types",
+    "bounds",
+    "same_length",
 )
 # Each table and its keys (None: its keys are the exercise's own names, e.g. parameters).
 TABLES: Mapping[str, tuple[str, ...] | None] = {

@@ -81,6 +81,42 @@ def distribution_not_on_a_list(folder: Path) -> None:
     set_toml(folder, text + f"\n[custom.probabilities]\n{name} = 1e-6\n")
 
 
+def set_custom(folder: Path, key: str, value: str) -> None:
+    """``[custom] key = value`` in place of the folder's own ``key`` (a table may be opened
+    after its subtables, so a folder with only ``[custom.scalars]`` takes a ``[custom]``)."""
+    text = re.sub(rf"^{key}\s*=.*\n", "", toml_text(folder), flags=re.M)
+    line = f"{key} = {value}\n"
+    if re.search(r"^\[custom\]\n", text, flags=re.M):
+        set_toml(folder, re.sub(r"^\[custom\]\n", f"[custom]\n{line}", text, flags=re.M))
+    else:
+        set_toml(folder, f"{text}\n[custom]\n{line}")
+
+
+def type_of_no_parameter(folder: Path) -> None:
+    set_custom(folder, "types", '{ no_such_parameter = "int" }')
+
+
+def non_numeric(folder: Path) -> str:
+    """A parameter of the folder that is no array of numbers: a generator, or a value of no
+    declared type (every exercise has one)."""
+    exercise = load_exercise(folder)
+    return next(
+        name
+        for name, kind in exercise.parameters.items()
+        if kind == "rng" or (kind == "value" and name not in exercise.input_caps.types)
+    )
+
+
+def bounds_on_a_non_numeric_parameter(folder: Path) -> None:
+    set_custom(folder, "bounds", f"{{ {non_numeric(folder)} = {{ max = 0 }} }}")
+
+
+def same_length_without_a_length(folder: Path) -> None:
+    """Every parameter in one group: at least one of them (an rng, a number) has no length."""
+    names = ", ".join(f'"{n}"' for n in load_exercise(folder).parameters)
+    set_custom(folder, "same_length", f"[[{names}]]")
+
+
 LOAD_MISTAKES: dict[str, tuple[Callable[[Path], None], str]] = {
     "misspelt table": (
         misspelt_table,
@@ -97,6 +133,19 @@ LOAD_MISTAKES: dict[str, tuple[Callable[[Path], None], str]] = {
     "distribution not on a list": (
         distribution_not_on_a_list,
         r"\[custom\] probabilities maps list parameters to the tolerance of their sum",
+    ),
+    "type of no parameter": (
+        type_of_no_parameter,
+        r"\[custom\] types: 'no_such_parameter' is not a parameter \(the parameters are \w+",
+    ),
+    "bounds on a non-numeric parameter": (
+        bounds_on_a_non_numeric_parameter,
+        r"\[custom\] bounds maps ndarray parameters, .* \(either or both\); '\w+' is not such",
+    ),
+    "same length without a length": (
+        same_length_without_a_length,
+        r"\[custom\] same_length must be a list of groups of two or more list or ndarray "
+        r"parameters .*; '\w+' is not one",
     ),
 }
 

@@ -10,69 +10,25 @@ import math
 from typing import Any
 
 from app.catalog import Exercise
-from app.errors import InvalidRequest
-from app.grading.custom_caps import MAX_NDIM, InputCaps, ScalarRange
-from app.schemas import INT64_MAX, INT64_RANGE, MAX_SEED, SEED_RANGE, integral
-from sandbox import SNAPSHOT_TEXT
+from app.grading.custom_caps import MAX_NDIM, Bounds, ScalarRange
+from app.grading.custom_values import (
+    BadInput,
+    Budget,
+    check_text,
+    integral_typed,
+    kind_of,
+    number,
+    typed,
+)
+from app.schemas import MAX_SEED, SEED_RANGE, integral
 
-# Integers of a custom input fit in 64 bits (schemas.INT64_MAX): a float conversion of a larger
-# one overflows, and the sandbox snapshots arguments (for the mutation check) only up to a
-# bounded size.
+__all__ = ["CUSTOM_CASE_NAME", "BadInput", "ordered", "validate"]
+
 CUSTOM_CASE_NAME = "your input"  # the one test a custom run's report holds
 ROW_SUM_TOLERANCE = 1e-6
 
 
-class BadInput(InvalidRequest):
-    """A custom input that does not fit the exercise; ``detail`` names the parameter."""
-
-
-def _number(value: Any, name: str, want: str = "float") -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise BadInput(f"input.{name}: expected a number, got {_kind(value)}")
-    if want == "int":
-        value = integral(value)  # 3.0 is the integer 3 in JSON; ordered() passes it on as 3
-        if not isinstance(value, int):
-            raise BadInput(f"input.{name}: expected an integer, got {value!r}")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise BadInput(f"input.{name}: numbers must be finite, got {value!r}")
-    if isinstance(value, int) and abs(value) > INT64_MAX:
-        raise BadInput(
-            f"input.{name}: integers must lie within {INT64_RANGE}; this one has "
-            f"{len(str(abs(value)))} digits"
-        )
-    return float(value)
-
-
-def _kind(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
-    if value is None:
-        return "null"
-    return names.get(type(value), type(value).__name__)
-
-
-class _Budget:
-    """Counts every number of one input against ``max_elements``."""
-
-    def __init__(self, caps: InputCaps) -> None:
-        self.caps = caps
-        self.left = caps.max_elements
-
-    def spend(self, count: int, name: str) -> None:
-        self.left -= count
-        if self.left < 0:
-            raise BadInput(
-                f"input.{name}: the input holds more than {self.caps.max_elements} values in all"
-            )
-
-    def length(self, items: list[Any], name: str) -> None:
-        if len(items) > self.caps.max_length:
-            raise BadInput(
-                f"input.{name}: {len(items)} items; at most {self.caps.max_length} are allowed"
-            )
-        self.spend(len(items), name)
-
-
-def _any_value(value: Any, name: str, budget: _Budget, depth: int = 0) -> None:
+def _any_value(value: Any, name: str, budget: Budget, depth: int = 0) -> None:
     """A ``value`` parameter: any JSON, every number finite, sizes bounded."""
     if depth > 8:
         raise BadInput(f"input.{name}: nested too deeply")
@@ -84,41 +40,30 @@ def _any_value(value: Any, name: str, budget: _Budget, depth: int = 0) -> None:
         budget.length(list(value), name)
         budget.spend(len(value), name)  # the sandbox's snapshot holds a key and a value each
         for key, item in value.items():
-            _text(key, f"{name} (a key)")
+            check_text(key, f"{name} (a key)")
             _any_value(item, f"{name}.{key}", budget, depth + 1)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        _number(value, name)
+        number(value, name)
     elif isinstance(value, str):
-        _text(value, name)
+        check_text(value, name)
 
 
-def _text(value: str, name: str) -> None:
-    # HTTP's JSON parser refuses a lone surrogate ("\ud800"); Python's json (the CLI's) lets
-    # it through, and no report holding it could be encoded.
-    if any("\ud800" <= char <= "\udfff" for char in value):
-        raise BadInput(f"input.{name}: the text holds a lone surrogate (not valid Unicode)")
-    if len(value) > SNAPSHOT_TEXT:  # longer, the sandbox could not show it back whole
-        raise BadInput(
-            f"input.{name}: {len(value)} characters; at most {SNAPSHOT_TEXT} are allowed"
-        )
-
-
-def _list(value: Any, name: str, budget: _Budget, item_type: str | None) -> None:
+def _list(value: Any, name: str, budget: Budget, item_type: str | None) -> None:
     if not isinstance(value, list):
-        raise BadInput(f"input.{name}: expected a list, got {_kind(value)}")
+        raise BadInput(f"input.{name}: expected a list, got {kind_of(value)}")
     budget.length(value, name)
     for position, item in enumerate(value):
         where = f"{name}[{position}]"
         if item_type is None:
             _any_value(item, where, budget, 1)
         else:
-            _number(item, where, item_type)
+            number(item, where, item_type)
 
 
-def _array(value: Any, name: str, budget: _Budget, ndim: int = MAX_NDIM) -> list[int]:
+def _array(value: Any, name: str, budget: Budget, ndim: int = MAX_NDIM) -> list[int]:
     """A rectangular nested list of finite numbers, at most ``ndim`` deep; returns its shape."""
     if not isinstance(value, list):
-        raise BadInput(f"input.{name}: expected a (nested) list of numbers, got {_kind(value)}")
+        raise BadInput(f"input.{name}: expected a (nested) list of numbers, got {kind_of(value)}")
     budget.length(value, name)
     if not value:
         return [0]
@@ -132,7 +77,7 @@ def _array(value: Any, name: str, budget: _Budget, ndim: int = MAX_NDIM) -> list
     for position, item in enumerate(value):
         if isinstance(item, list):
             raise BadInput(f"input.{name}: ragged array: mixes numbers and lists")
-        _number(item, f"{name}[{position}]")
+        number(item, f"{name}[{position}]")
     return [len(value)]
 
 
@@ -214,7 +159,7 @@ def _distribution(value: list[Any], name: str, tolerance: float) -> None:
     lead = f"input.{name}: not a probability distribution"
     if not value:
         raise BadInput(f"{lead}: it is empty")
-    numbers = [_number(item, f"{name}[{i}]") for i, item in enumerate(value)]
+    numbers = [number(item, f"{name}[{i}]") for i, item in enumerate(value)]
     off = _off_entry(numbers, above=1 + tolerance)
     if off is not None:
         position, says = off
@@ -229,9 +174,9 @@ def _scalar(value: Any, name: str, allowed: ScalarRange) -> None:
     kind = "an integer" if allowed.type == "int" else "a number"
     low, high = (_bound(end, allowed.type) for end in (allowed.low, allowed.high))
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise BadInput(f"input.{name}: expected {kind} from {low} to {high}, got {_kind(value)}")
-    number = _number(value, name, allowed.type)
-    if not allowed.low <= number <= allowed.high:
+        raise BadInput(f"input.{name}: expected {kind} from {low} to {high}, got {kind_of(value)}")
+    given = number(value, name, allowed.type)
+    if not allowed.low <= given <= allowed.high:
         raise BadInput(f"input.{name}: expected {kind} from {low} to {high}, got {value!r}")
 
 
@@ -239,7 +184,7 @@ def _bound(end: float, kind: str) -> str:
     return str(int(end)) if kind == "int" or float(end).is_integer() else repr(end)
 
 
-def _rng(value: Any, name: str, budget: _Budget) -> None:
+def _rng(value: Any, name: str, budget: Budget) -> None:
     if not isinstance(value, dict) or len(value) != 1 or not {"seed", "scripted"} & set(value):
         raise BadInput(
             f'input.{name}: a generator is {{"seed": <integer>}} or '
@@ -255,8 +200,8 @@ def _rng(value: Any, name: str, budget: _Budget) -> None:
         raise BadInput(f"input.{name}.scripted: expected a list of numbers")
     budget.length(scripted, f"{name}.scripted")
     for position, item in enumerate(scripted):
-        number = _number(item, f"{name}.scripted[{position}]")
-        if not 0 <= number < 1:
+        draw = number(item, f"{name}.scripted[{position}]")
+        if not 0 <= draw < 1:
             raise BadInput(f"input.{name}.scripted[{position}]: {item!r} is not in [0, 1)")
 
 
@@ -264,7 +209,7 @@ def validate(exercise: Exercise, raw: Any) -> list[str]:
     """Check a custom input; raises BadInput naming the parameter, else returns notes (e.g. a
     row that is not a distribution) for the report."""
     if not isinstance(raw, dict):
-        raise BadInput(f"input: expected an object keyed by parameter, got {_kind(raw)}")
+        raise BadInput(f"input: expected an object keyed by parameter, got {kind_of(raw)}")
     missing = [name for name in exercise.parameters if name not in raw]
     if missing:
         raise BadInput(
@@ -274,7 +219,7 @@ def validate(exercise: Exercise, raw: Any) -> list[str]:
     if extra:
         raise BadInput(f"input.{extra[0]}: not a parameter of {exercise.entry_point}")
     caps = exercise.input_caps
-    budget = _Budget(caps)
+    budget = Budget(caps)
     notes = []
     for name, kind in exercise.parameters.items():
         value = raw[name]
@@ -303,15 +248,71 @@ def validate(exercise: Exercise, raw: Any) -> list[str]:
                     notes.append(note)
         elif name in caps.scalars:
             _scalar(value, name, caps.scalars[name])
+        elif name in caps.types:
+            typed(value, caps.types[name], name, budget)
+            if name in caps.nonempty:
+                _nonempty([len(value)], name)
         else:
             _any_value(value, name, budget)
+        if name in caps.bounds:
+            _within(value, name, caps.bounds[name])
+    for group in caps.same_length:
+        _same_length(raw, group)
     return notes
+
+
+def _within(value: Any, name: str, bounds: Bounds) -> None:
+    """``[custom] bounds``: every number of an (already checked) list, array or typed value in
+    the closed range; the first one outside it is named, in reading order."""
+    if isinstance(value, dict):
+        return  # {"empty": [0, V]}: an array with no entries
+    pending = [(name, value)]
+    while pending:
+        where, item = pending.pop()
+        if isinstance(item, list):
+            # Reversed onto the stack, so that the first entry in reading order comes out first.
+            pending.extend((f"{where}[{i}]", entry) for i, entry in reversed(list(enumerate(item))))
+        elif (bounds.low is not None and item < bounds.low) or (
+            bounds.high is not None and item > bounds.high
+        ):
+            raise BadInput(f"input.{where}: expected a number {_range_words(bounds)}, got {item!r}")
+
+
+def _range_words(bounds: Bounds) -> str:
+    low, high = (None if end is None else _bound(end, "float") for end in (bounds.low, bounds.high))
+    if high is None:
+        return f">= {low}"
+    if low is None:
+        return f"<= {high}"
+    return f"from {low} to {high}"
+
+
+def _same_length(raw: dict[str, Any], group: tuple[str, ...]) -> None:
+    """``[custom] same_length``: the (already checked) parameters hold as many items each, an
+    array as many rows, because the function pairs them up item by item."""
+    lengths = [_length(raw[name]) for name in group]
+    for name, length in zip(group[1:], lengths[1:], strict=True):
+        if length != lengths[0]:
+            raise BadInput(
+                f"input.{name}: {_items(length)}, but input.{group[0]} has {lengths[0]}; they "
+                "pair up item by item, so they must be the same length"
+            )
+
+
+def _length(value: Any) -> int:
+    if isinstance(value, dict):
+        return int(value["empty"][0])  # an empty array's shape, e.g. {"empty": [0, 3]}
+    return len(value)
+
+
+def _items(count: int) -> str:
+    return f"{count} item" + ("" if count == 1 else "s")
 
 
 def ordered(exercise: Exercise, raw: dict[str, Any]) -> dict[str, Any]:
     """The (validated) input keyed in the parameters' call order (the order stored cases use),
     an integral number written with a fraction passed on as the integer it is where one is due
-    (a generator's seed, an integer scalar, a list of integers)."""
+    (a generator's seed, an integer scalar, a list of integers, an int of a declared type)."""
     caps = exercise.input_caps
     inputs = {}
     for name, kind in exercise.parameters.items():
@@ -322,5 +323,7 @@ def ordered(exercise: Exercise, raw: dict[str, Any]) -> dict[str, Any]:
             value = [integral(item) for item in value]
         elif name in caps.scalars and caps.scalars[name].type == "int":
             value = integral(value)
+        elif name in caps.types:
+            value = integral_typed(value, caps.types[name])
         inputs[name] = value
     return inputs
