@@ -120,8 +120,11 @@ def _tuple_words(spec: TypeSpec) -> str:
 
 
 def _shown(value: Any) -> str:
-    """What a learner gave where a number, a bool or a text was due: a kind of value, or the
-    number itself when its type was the mistake (``got 1.5`` where an integer is due)."""
+    """What a learner gave where something else was due: a kind of value, or the number itself
+    when its type was the mistake (``got 1.5`` where an integer is due). An integer past 64 bits
+    is told by its length: written out, 4000 digits would be the whole message."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > INT64_MAX:
+        return f"an integer of {len(str(abs(value)))} digits"
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return repr(value)
     return kind_of(value)

@@ -165,7 +165,8 @@ def test_a_list_of_the_type_may_be_empty_unless_declared_nonempty(
     if spec.name == "list" and name in exercise.input_caps.nonempty:
         detail = refused_detail(api, url, _with(exercise, name, (), []))
         assert detail == f"input.{name}: an empty list; it needs at least one item"
-    for given, got in (("a string", "a string"), (None, "null"), (7, "7")):
+    odd = (("a string", "a string"), (None, "null"), (7, "7"), (10**30, "an integer of 31 digits"))
+    for given, got in odd:
         detail = refused_detail(api, url, _with(exercise, name, (), given))
         assert detail.startswith(f"input.{name}: expected "), detail
         assert detail.endswith(f", got {got}"), detail
