@@ -374,8 +374,9 @@ def _case_run(raw: Mapping[str, Any], output_cap: int) -> CaseRun:
         outcome = Outcome(str(raw.get("outcome")))
     except ValueError:
         raise ProtocolError(f"unknown case outcome {raw.get('outcome')!r}") from None
-    duration = raw.get("duration_ms", 0.0)
-    if not isinstance(duration, (int, float)) or isinstance(duration, bool) or duration < 0:
+    # A NaN would pass a comparison with 0 and reach the report, which JSON cannot carry.
+    duration = fields.number(raw.get("duration_ms", 0.0), "duration_ms")
+    if duration < 0:
         raise ProtocolError("duration_ms must be a non-negative number")
     inputs_after = raw.get("inputs_after")
     if inputs_after is not None and not isinstance(inputs_after, dict):
@@ -386,7 +387,7 @@ def _case_run(raw: Mapping[str, Any], output_cap: int) -> CaseRun:
         error=_error(raw.get("error")),
         output=fields.text(raw.get("output", ""), output_cap, "output"),
         output_truncated=fields.boolean(raw.get("output_truncated", False), "output_truncated"),
-        duration_ms=float(duration),
+        duration_ms=duration,
         draws=fields.optional_integer(raw.get("draws"), "draws"),
         inputs_after=inputs_after,
         drawn=fields.drawn(raw.get("drawn")),

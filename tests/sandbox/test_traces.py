@@ -88,6 +88,12 @@ def test_the_host_refuses_malformed_draw_records(drawn: object) -> None:
         parse_reply({"t": "case", "case": 0, "outcome": "returned", "drawn": drawn}, 100)
 
 
+@pytest.mark.parametrize("duration", [float("nan"), float("inf"), -1.0, True, "1"])
+def test_the_host_refuses_a_case_duration_that_is_not_a_time(duration: object) -> None:
+    with pytest.raises(ProtocolError, match="duration_ms"):
+        parse_reply({"t": "case", "case": 0, "outcome": "returned", "duration_ms": duration}, 100)
+
+
 def test_trace_data_is_plain_json() -> None:
     import numpy as np
 
