@@ -14,11 +14,12 @@ trials, and the statistics do not change.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from app.grading import check_counts, distribution_verdict
-from app.grading.check_counts import DraftCounts, InvalidTrial, Unreadable
+from app.grading.check_counts import DraftCounts, InvalidTrial, SamplerCounts, Unreadable
 from app.grading.distribution import DistributionCheck
 from sandbox import CaseRun, ErrorInfo, Job, Limits, Outcome, RunResult
 
@@ -48,6 +49,8 @@ class Chunk:
 
 # The chunks one job runs, a case each, in order.
 Batch = tuple[Chunk, ...]
+# What one item's chunks add up to: a pair's counts, or a sampler input's.
+AddedCounts = TypeVar("AddedCounts", DraftCounts, SamplerCounts)
 
 
 class Trials(Protocol):
@@ -165,6 +168,17 @@ def merged_result(check: DistributionCheck, done: list[tuple[Batch, RunResult]])
     ``distribution_verdict.check_rows`` and the report's verdict read), a returned case's value
     the pair's ``check_counts.Counts`` rather than a tagged value. A job that did not load
     makes the whole check unloaded (every job runs the same code)."""
+    return merged_by_item(len(check.pairs), done, _pair_run)
+
+
+def merged_by_item(
+    items: int,
+    done: list[tuple[Batch, RunResult]],
+    one_item: Callable[[list[tuple[Chunk, CaseRun]]], CaseRun],
+) -> RunResult:
+    """A check's jobs' results as one, a case per item (pair or input) in order: each item's
+    chunks, in trial order, made one case by ``one_item``; an item no job answered for is
+    NO_ANSWER. The sampler check merges the same way (sampler_jobs.merged_result)."""
     setup = next((result.setup for _, result in done if result.setup is not None), None)
     runs = [
         (chunk, result.cases[k] if k < len(result.cases) else NO_ANSWER)
@@ -172,12 +186,12 @@ def merged_result(check: DistributionCheck, done: list[tuple[Batch, RunResult]])
         for k, chunk in enumerate(batch)
     ]
     cases = []
-    for index in range(len(check.pairs)):
+    for index in range(items):
         mine = sorted(
             ((chunk, run) for chunk, run in runs if chunk.pair == index),
             key=lambda item: item[0].first_trial,
         )
-        cases.append(_pair_run(mine) if mine else NO_ANSWER)
+        cases.append(one_item(mine) if mine else NO_ANSWER)
     return RunResult(
         layers=done[0][1].layers if done else {},
         setup=setup,
@@ -189,20 +203,37 @@ def merged_result(check: DistributionCheck, done: list[tuple[Batch, RunResult]])
 
 
 def _pair_run(runs: list[tuple[Chunk, CaseRun]]) -> CaseRun:
-    """One pair's chunks as one case whose value is the pair's typed counts (``check_counts``):
-    the first chunk that did not return, or the first whose counts the check cannot use (an
-    invalid trial numbered within the pair), or the counts added."""
+    """One pair's chunks as one case whose value is the pair's typed counts (``check_counts``),
+    each chunk's first outside token numbered within the pair."""
+    return added_run(
+        runs,
+        DraftCounts,
+        renumbered=lambda counts, first: counts.numbered_from(first),
+        invalid=lambda record, first: record.numbered_from(first),
+    )
+
+
+def added_run(
+    runs: list[tuple[Chunk, CaseRun]],
+    shape: type[AddedCounts],
+    renumbered: Callable[[AddedCounts, int], AddedCounts],
+    invalid: Callable[[InvalidTrial, int], InvalidTrial],
+) -> CaseRun:
+    """One item's chunks as one case whose value is the item's typed counts of ``shape``: the
+    first chunk that did not return, the first invalid call (``invalid`` numbers it within the
+    item), the first whose counts the check cannot use or that do not add up, or the counts
+    added (each chunk's ``renumbered`` within the item first)."""
     for _, run in runs:
         if run.outcome is not Outcome.returned:
             return run
-    added: DraftCounts | None = None
+    added: AddedCounts | None = None
     for chunk, run in runs:
-        counts = check_counts.read(run.value, DraftCounts)
+        counts = check_counts.read(run.value, shape)
         if isinstance(counts, InvalidTrial):
-            return replace(run, value=counts.numbered_from(chunk.first_trial))
-        if not isinstance(counts, DraftCounts):
+            return replace(run, value=invalid(counts, chunk.first_trial))
+        if not isinstance(counts, shape):
             return replace(run, value=counts)
-        counts = counts.numbered_from(chunk.first_trial)
+        counts = renumbered(counts, chunk.first_trial)
         added = counts if added is None else added.then(counts)
         if added is None:  # chunks that do not count the same tokens
             return replace(run, value=Unreadable())

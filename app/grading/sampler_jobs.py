@@ -9,12 +9,11 @@ The second stage runs the rest of an input's trials only when its look did not s
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
-from app.grading import check_counts, distribution_jobs, sampler
-from app.grading.check_counts import InvalidTrial, SamplerCounts, Unreadable
-from app.grading.distribution_jobs import NO_ANSWER, Batch, Chunk
+from app.grading import distribution_jobs, sampler
+from app.grading.check_counts import SamplerCounts
+from app.grading.distribution_jobs import Batch, Chunk
 from app.grading.sampler import SamplerCheck
 from sandbox import CaseRun, Job, Limits, Outcome, RunResult
 
@@ -91,46 +90,15 @@ def merged_result(check: SamplerCheck, done: list[tuple[Batch, RunResult]]) -> R
     """The jobs' results as one, a case per input in order (what ``sampler.check_rows`` reads),
     a returned case's value the input's ``check_counts.Counts`` rather than a tagged value;
     a job that did not load makes the whole check unloaded (every job runs the same code)."""
-    setup = next((result.setup for _, result in done if result.setup is not None), None)
-    runs = [
-        (chunk, result.cases[k] if k < len(result.cases) else NO_ANSWER)
-        for batch, result in done
-        for k, chunk in enumerate(batch)
-    ]
-    cases = []
-    for index in range(len(check.inputs)):
-        mine = sorted(
-            ((chunk, run) for chunk, run in runs if chunk.pair == index),
-            key=lambda item: item[0].first_trial,
-        )
-        cases.append(_input_run(mine) if mine else NO_ANSWER)
-    return RunResult(
-        layers=done[0][1].layers if done else {},
-        setup=setup,
-        cases=[] if setup is not None else cases,
-        wall_ms=max((result.wall_ms for _, result in done), default=0.0),
-        cpu_ms=sum(result.cpu_ms for _, result in done),
-        demoted=any(result.demoted for _, result in done),
-    )
+    return distribution_jobs.merged_by_item(len(check.inputs), done, _input_run)
 
 
 def _input_run(runs: list[tuple[Chunk, CaseRun]]) -> CaseRun:
     """One input's chunks as one case whose value is the input's typed counts
-    (``check_counts``): the first chunk that did not return, the first invalid call (numbered
-    within the input), the first whose counts do not add up, or the counts added."""
-    for _, run in runs:
-        if run.outcome is not Outcome.returned:
-            return run
-    added: SamplerCounts | None = None
-    for chunk, run in runs:
-        counts = check_counts.read(run.value, SamplerCounts)
-        if isinstance(counts, InvalidTrial):
-            numbered = counts.numbered_from(chunk.first_trial, scalars_only=True)
-            return replace(run, value=numbered)
-        if not isinstance(counts, SamplerCounts):
-            return replace(run, value=counts)
-        added = counts if added is None else added.then(counts)
-        if added is None:  # chunks that do not count the same tokens
-            return replace(run, value=Unreadable())
-    first = runs[0][1]
-    return replace(first, value=added, duration_ms=sum(run.duration_ms for _, run in runs))
+    (``check_counts``); an invalid call keeps only its plain scalar fields."""
+    return distribution_jobs.added_run(
+        runs,
+        SamplerCounts,
+        renumbered=lambda counts, first: counts,  # a sampler's counts name no trial
+        invalid=lambda record, first: record.numbered_from(first, scalars_only=True),
+    )
