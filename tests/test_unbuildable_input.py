@@ -8,7 +8,7 @@ from app.grading import case_sets
 from app.grading.judge import Judge
 from app.grading.reports import build_report
 from app.schemas import Mode, Status
-from sandbox import Outcome
+from sandbox import CaseRun, Outcome, RunResult
 from tests.inputs import RESAMPLE_INPUT, nested
 
 RESAMPLE = "speculative-decoding-resample"
@@ -43,3 +43,17 @@ def test_neither_the_reference_nor_the_learner_is_blamed(judge: Judge, catalog: 
     assert "cannot be made into the function's arguments" in test.message
     assert "your code" not in test.message and "raised" not in test.message
     assert "Sandbox" not in test.message
+
+
+def test_a_reference_result_too_large_to_describe_is_no_verdict(catalog: Catalog) -> None:
+    """Past the sandbox's budget for a described value (values.MAX_ITEMS), the reference's
+    result cannot be compared: the case has no verdict, and a correct answer is not failed."""
+    for exercise in catalog:
+        big = RunResult(cases=[CaseRun(Outcome.returned, value={"t": "too_big", "type": "list"})])
+        inputs = [case.input for case in exercise.cases[:1]]
+        cases = case_sets.expected_cases(exercise, inputs, big, "your input", "custom")
+        assert cases[0].reference_problem == (
+            "the reference's result on this input is too large to compare"
+        )
+        (test,) = build_report(exercise, big, 1.0, cases, Mode.custom).tests
+        assert test.status == Status.error and "too large to compare" in (test.message or "")
