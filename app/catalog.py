@@ -269,7 +269,10 @@ class Catalog:
 
     @classmethod
     def load(cls, root: Path = EXERCISES_DIR) -> Catalog:
-        folders = [p for p in root.iterdir() if (p / "exercise.toml").is_file()]
+        try:
+            folders = [p for p in root.iterdir() if (p / "exercise.toml").is_file()]
+        except OSError as exc:  # no such folder, a file, unreadable: the operator's one line
+            raise ExerciseError(f"{root}: not a folder of exercises ({exc.strerror})") from None
         loaded = sorted(map(load_exercise, folders), key=lambda e: (e.order, e.id))
         exercises = {exercise.id: exercise for exercise in loaded}  # listed in this order
         for exercise in exercises.values():

@@ -199,7 +199,10 @@ def _new_exercise(root: Path, ids: list[str]) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from app.doctor import doctor
 
-    return doctor(args.exercises, as_json=args.json)
+    try:
+        return doctor(args.exercises, as_json=args.json)
+    except ExerciseError as exc:
+        raise SystemExit(f"judge: invalid exercise folder: {exc}") from None
 
 
 def _tooling() -> None:

@@ -198,6 +198,38 @@ def test_an_unknown_option_is_still_refused() -> None:
     assert "unrecognized arguments: --no-such-option" in done.stderr
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("exercises", "check"),
+        ("exercises", "regen", "speculative-decoding-verify"),
+        ("grade", "speculative-decoding-verify", str(VERIFY / "solution.py")),
+        ("doctor",),
+    ],
+)
+@pytest.mark.parametrize("folder", ["missing", "a-file"])
+def test_an_exercises_folder_that_is_not_one_is_one_line(
+    tmp_path: Path, command: tuple[str, ...], folder: str
+) -> None:
+    root = tmp_path / folder
+    if folder == "a-file":
+        root.write_text("not a folder\n")
+    done = judge("--exercises", str(root), *command)
+    said = (done.stdout + done.stderr).strip()
+    assert done.returncode == 1, said
+    assert "Traceback" not in said and len(said.splitlines()) == 1, said
+    assert f"{root}: not a folder of exercises" in said
+
+
+def test_exercises_check_of_a_folder_without_exercises_fails(tmp_path: Path) -> None:
+    done = judge("--exercises", str(tmp_path), "exercises", "check")
+    assert done.returncode == 1
+    assert (
+        done.stdout.strip()
+        == f"FAIL  no exercise in {tmp_path} (no folder there holds an exercise.toml)"
+    )
+
+
 def test_exercises_check_passes_on_the_built_in_exercises() -> None:
     done = judge("exercises", "check")
     assert done.returncode == 0, done.stdout + done.stderr

@@ -231,6 +231,9 @@ def _for_exercises(root: Path, ids: Sequence[str], work: Work) -> int:
     except ExerciseError as exc:
         print(f"FAIL  {exc}")
         return 1
+    if not len(catalog):
+        print(f"FAIL  no exercise in {root} (no folder there holds an exercise.toml)")
+        return 1
     known = [exercise.id for exercise in catalog]
     unknown = [i for i in ids if catalog.get(i) is None]
     if unknown:
