@@ -282,7 +282,14 @@ def _line_of(error: str) -> int | None:
     return None
 
 
+# RestrictedPython's ending for a syntax error whose source line the parser did not give (a
+# NUL byte in the source): "None" is no statement a learner could look for.
+_NO_STATEMENT = " at statement: None"
+
+
 def _strip_line_prefix(error: str) -> str:
+    if error.endswith(_NO_STATEMENT):
+        error = error[: -len(_NO_STATEMENT)]
     if error.startswith("Line ") and ":" in error:
         return error.split(":", 1)[1].strip()
     return error

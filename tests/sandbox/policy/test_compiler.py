@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sandbox.policy.compiler import CompileFailure, compile_learner
 from tests.sandbox.policy.learner import run
 
 
@@ -14,3 +15,14 @@ def test_special_methods_cannot_be_decorated() -> None:
     )
     with pytest.raises(Exception, match="cannot be decorated"):
         run(source)
+
+
+def test_a_syntax_error_without_a_source_line_names_no_none() -> None:
+    """A NUL byte: the parser gives no line, and RestrictedPython's sentence ended "at
+    statement: None"."""
+    with pytest.raises(CompileFailure) as caught:
+        compile_learner("def f():\n    return 0\x00\n")
+    assert caught.value.message == "SyntaxError: source code string cannot contain null bytes"
+    with pytest.raises(CompileFailure) as caught:
+        compile_learner("x = (\n")
+    assert caught.value.message == "SyntaxError: '(' was never closed at statement: 'x = ('"
