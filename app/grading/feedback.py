@@ -160,10 +160,17 @@ def explain_divergence(trace: Any, position: int, single: bool = False) -> str |
 
 
 def _drawn_list(values: Sequence[float | None], count: int | None) -> str:
-    shown = ", ".join("?" if v is None else number(v) for v in values)
+    shown = ", ".join("?" if v is None else _draw(v) for v in values)
     if count is not None and count > len(values):
         shown += ", ..."
     return shown
+
+
+def _draw(value: float) -> str:
+    """A drawn number, four digits as usual, but in full where they would round it to 1 (a
+    value random() never gives: the round-off cases draw 0.99999999995 on purpose)."""
+    shown = number(value)
+    return repr(float(value)) if shown == "1" and value != 1 else shown
 
 
 def _random_numbers(n: int) -> str:
