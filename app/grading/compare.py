@@ -296,21 +296,11 @@ def _unseen(snapshot: Any) -> bool:
 
 
 def unchecked_arguments(after: dict[str, Any] | None, kinds: dict[str, str]) -> list[str]:
-    """The arguments whose state after the call was too big to send back, so not checked."""
+    """The arguments whose state after the call was too big to send back (changed ones: the
+    child sends back only what is no longer as built)."""
     if after is None:
         return []
     return [name for name in kinds if name in after and _unseen(after[name])]
-
-
-def unchecked_note(names: list[str]) -> str | None:
-    """The sentence saying which arguments the mutation check could not look at."""
-    if not names:
-        return None
-    listed = ", ".join(names)
-    return (
-        f"the judge could not check whether your function changed {listed}: too large to "
-        "compare after the call"
-    )
 
 
 def mutation_problem(
@@ -319,15 +309,23 @@ def mutation_problem(
     kinds: dict[str, str],
     unchecked: list[str] | None = None,
 ) -> str | None:
-    """Which argument the function changed in place, if any (of those small enough to see;
-    ``unchecked``: those that were not, when the caller has found them already)."""
+    """Which argument the function changed in place, if any (``unchecked``: those too large to
+    show, when the caller has found them already)."""
     if after is None:
         return None
     if unchecked is None:
         unchecked = unchecked_arguments(after, kinds)
     for name, kind in kinds.items():
-        if name not in after or name in unchecked:
+        if name not in after:
             continue
+        if name in unchecked:
+            # The child sends back only an argument that is no longer as it was built, and no
+            # input is too large to send or holds an integer past 64 bits: this one was changed
+            # (grown past the snapshot, or given such an integer, to hide an earlier change).
+            return (
+                f"your function modified its argument {name} (afterwards it was too large for "
+                "the judge to show); the function must not change its inputs"
+            )
         now = after[name] if kind == "ndarray" else plain(after[name])
         # Python's == first: it runs in C and settles the usual case (untouched) at once; an
         # in-place change of a value to an equal one of another type (1 -> 1.0) is not news,

@@ -226,9 +226,11 @@ def test_text_is_legal_up_to_what_the_sandbox_shows_back_whole(api: InProcessCli
     )
 
 
-def test_an_argument_grown_past_the_snapshot_is_said_to_be_unchecked_not_modified(
+def test_an_argument_grown_past_the_snapshot_is_modified_not_unchecked(
     api: InProcessClient,
 ) -> None:
+    """Growing an input past what the judge can show hid an earlier change of it (a red-team
+    round: logits overwritten, then extended, passed every case with a note)."""
     code = _verify_solution().replace(
         "def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):",
         "def speculative_decode(draft_probs, target_probs, draft_tokens, target_dist_next=None):\n"
@@ -238,8 +240,8 @@ def test_an_argument_grown_past_the_snapshot_is_said_to_be_unchecked_not_modifie
     given = {**VERIFY_INPUT, "target_dist_next": [0.5]}
     body = api.post(f"{VERIFY}/runs", json={"code": code, "input": given}).json()
     (test,) = body["tests"]
-    assert "modified" not in test["message"]
+    assert body["verdict"] == "wrong_answer" and test["status"] == "fail"
     assert test["message"] == (
-        "the judge could not check whether your function changed target_dist_next: too large to "
-        "compare after the call"
+        "your function modified its argument target_dist_next (afterwards it was too large for "
+        "the judge to show); the function must not change its inputs"
     )
