@@ -204,6 +204,15 @@ class ScriptedGenerator:
         return drawn
 
     def random(self, size: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        # numpy's float32 draw is another number than the float64 one the case scripts, and
+        # ``out`` would be left unwritten: refused, rather than answered as if they were not there.
+        if dtype is not None and np.dtype(dtype) != np.float64:
+            raise TypeError(
+                "the judge's scripted generator draws float64 numbers only: call rng.random() "
+                f"without dtype={np.dtype(dtype).name}"
+            )
+        if out is not None:
+            raise TypeError("the judge's scripted generator does not fill out=: use its result")
         return self._handed(self._many(size))
 
     def uniform(self, low: float = 0.0, high: float = 1.0, size: Any = None) -> Any:

@@ -84,3 +84,14 @@ def test_plain_bounds_and_sizes_still_work() -> None:
     assert rng.random((2, np.int32(2))).shape == (2, 2)
     assert rng.uniform(0.0, [1.0, 2]).shape == (2,)
     assert rng.draws == 3 + 2 + 4 + 2
+
+
+@pytest.mark.parametrize("asked", [{"dtype": np.float32}, {"dtype": "float16"}, {"out": [0.0]}])
+def test_a_scripted_generator_refuses_what_it_cannot_answer_as_numpy_would(asked: Any) -> None:
+    """numpy's float32 draw is another number than the scripted float64 one, and ``out`` would
+    be left unwritten: a sampler built on either would be graded on a draw it never saw."""
+    scripted = ScriptedGenerator([0.5])
+    with pytest.raises(TypeError, match="scripted generator"):
+        scripted.random(**asked)
+    assert scripted.draws == 0
+    assert scripted.random(dtype=np.float64) == 0.5 and scripted.draws == 1
