@@ -295,6 +295,22 @@ def _unseen(snapshot: Any) -> bool:
     return False
 
 
+def _holds_tuple(snapshot: Any) -> bool:
+    """Whether a tagged snapshot holds a tuple anywhere (a walk with a stack, as _unseen's)."""
+    stack = [snapshot]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            if item.get("t") == "tuple":
+                return True
+            inner = item.get("v")
+            if type(inner) in _CONTAINERS:
+                stack.append(inner)
+        elif type(item) is list:
+            stack.extend(value for value in item if type(value) in _CONTAINERS)
+    return False
+
+
 def unchecked_arguments(after: dict[str, Any] | None, kinds: dict[str, str]) -> list[str]:
     """The arguments whose state after the call was too big to send back (changed ones: the
     child sends back only what is no longer as built)."""
@@ -325,6 +341,13 @@ def mutation_problem(
             return (
                 f"your function modified its argument {name} (afterwards it was too large for "
                 "the judge to show); the function must not change its inputs"
+            )
+        if kind != "ndarray" and _holds_tuple(after[name]):
+            # An input is JSON, which has no tuples, and plain() shows a tuple as a list: the
+            # comparison below would not see the caller's list turned into a tuple.
+            return (
+                f"your function modified its argument {name} (it turned a list in it into a "
+                "tuple); the function must not change its inputs"
             )
         now = after[name] if kind == "ndarray" else plain(after[name])
         # Python's == first: it runs in C and settles the usual case (untouched) at once; an

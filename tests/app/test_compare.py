@@ -292,3 +292,22 @@ def test_an_unseen_part_is_found_at_any_depth() -> None:
     assert unchecked_arguments(
         {"a": tagged(), "b": {"t": "too_big", "type": "ndarray"}}, kinds
     ) == ["b"]
+
+
+def test_a_list_of_the_input_turned_into_a_tuple_is_a_modification() -> None:
+    """An input is JSON (no tuples), and values are compared as plain data (tuples as lists):
+    the caller's beams turned into tuples in place passed before."""
+    from app.grading.compare import mutation_problem
+
+    kinds = {"beams": "value"}
+    inputs = {"beams": [[[1], -0.5]]}
+
+    def tagged(kind: str, *items: dict) -> dict:
+        return {"t": kind, "v": list(items)}
+
+    one, score = {"t": "int", "v": 1}, {"t": "float", "v": -0.5}
+    as_tuple = tagged("list", tagged("tuple", tagged("list", one), score))
+    said = mutation_problem(inputs, {"beams": as_tuple}, kinds) or ""
+    assert said.startswith("your function modified its argument beams (it turned a list in it")
+    as_lists = tagged("list", tagged("list", tagged("list", one), score))
+    assert mutation_problem(inputs, {"beams": as_lists}, kinds) is None
