@@ -12,6 +12,7 @@ import os
 import re
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -276,16 +277,16 @@ _MUTATION_TOLERANCE = Tolerance(rel_tol=1e-9, abs_tol=1e-12)
 _CONTAINERS = (dict, list)
 
 
-def _unseen(snapshot: Any) -> bool:
-    """Whether a snapshot holds a part the sandbox could not send (too big to compare).
+def _holds_tag(snapshot: Any, found: Callable[[dict[str, Any]], bool]) -> bool:
+    """Whether a tagged snapshot holds, at any depth, a tag (sandbox.values) that ``found``.
 
     A walk with a stack that steps over plain numbers without a call: a Submit's snapshots
     hold thousands of them, and a recursive walk over each was most of a report's cost."""
     stack = [snapshot]
     while stack:
         item = stack.pop()
-        if type(item) is dict:  # a tag (sandbox.values): only its "v" holds others
-            if item.get("t") == "too_big" or item.get("big"):
+        if type(item) is dict:  # a tag: only its "v" holds others
+            if found(item):
                 return True
             inner = item.get("v")
             if type(inner) in _CONTAINERS:
@@ -293,22 +294,15 @@ def _unseen(snapshot: Any) -> bool:
         elif type(item) is list:
             stack.extend(value for value in item if type(value) in _CONTAINERS)
     return False
+
+
+def _unseen(snapshot: Any) -> bool:
+    """Whether a snapshot holds a part the sandbox could not send (too big to compare)."""
+    return _holds_tag(snapshot, lambda tag: tag.get("t") == "too_big" or bool(tag.get("big")))
 
 
 def _holds_tuple(snapshot: Any) -> bool:
-    """Whether a tagged snapshot holds a tuple anywhere (a walk with a stack, as _unseen's)."""
-    stack = [snapshot]
-    while stack:
-        item = stack.pop()
-        if type(item) is dict:
-            if item.get("t") == "tuple":
-                return True
-            inner = item.get("v")
-            if type(inner) in _CONTAINERS:
-                stack.append(inner)
-        elif type(item) is list:
-            stack.extend(value for value in item if type(value) in _CONTAINERS)
-    return False
+    return _holds_tag(snapshot, lambda tag: tag.get("t") == "tuple")
 
 
 def unchecked_arguments(after: dict[str, Any] | None, kinds: dict[str, str]) -> list[str]:
