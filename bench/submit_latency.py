@@ -203,13 +203,14 @@ async def _grade(
     return timing.since(), timing, report.status == Status.passed
 
 
-def learner_sources(exercise: Exercise, golden: bool) -> Callable[[], str]:
-    """A unique source per call: the reference, or each golden correct submission in turn."""
-    codes = [path.read_text(encoding="utf-8") for path in golden_files(exercise, "correct")]
-    if not golden or not codes:
-        return unique_sources(exercise.solution_code)
-    turns = itertools.cycle([unique_sources(code) for code in codes])
-    return lambda: next(turns)()
+def learner_sources(exercise: Exercise, golden: bool) -> tuple[Callable[[], str], str]:
+    """A unique source per call: the reference, or each golden correct submission in turn;
+    and which of the two it is, in words."""
+    files = golden_files(exercise, "correct") if golden else []
+    if not files:
+        return unique_sources(exercise.solution_code), "the reference"
+    turns = itertools.cycle([unique_sources(path.read_text(encoding="utf-8")) for path in files])
+    return (lambda: next(turns)()), "golden correct submissions"
 
 
 async def _measure_exercise(
@@ -220,7 +221,7 @@ async def _measure_exercise(
     think_ms: float,
     golden: bool,
 ) -> dict[str, Any]:
-    source = learner_sources(exercise, golden)
+    source, learner_code = learner_sources(exercise, golden)
     runs: list[tuple[float, GradeTiming]] = []
     submits: list[tuple[float, GradeTiming]] = []
     failures = 0
@@ -235,11 +236,7 @@ async def _measure_exercise(
     run_cpu, submit_cpu = _children_cpu(runs), _children_cpu(submits)
     return {
         "exercise": exercise.id,
-        "learner_code": (
-            "golden correct submissions"
-            if golden and golden_files(exercise, "correct")
-            else "the reference"
-        ),
+        "learner_code": learner_code,
         "repeats": repeats,
         "run_ms": run,
         "submit_ms": submit,
