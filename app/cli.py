@@ -199,10 +199,7 @@ def _new_exercise(root: Path, ids: list[str]) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from app.doctor import doctor
 
-    try:
-        return doctor(args.exercises, as_json=args.json)
-    except ExerciseError as exc:
-        raise SystemExit(f"judge: invalid exercise folder: {exc}") from None
+    return doctor(_load_catalog(args.exercises), as_json=args.json)
 
 
 def _tooling() -> None:

@@ -6,7 +6,6 @@ import json
 import os
 import platform
 import sys
-from pathlib import Path
 
 from app.catalog import Catalog
 from app.config import ConfigError, Settings
@@ -24,9 +23,8 @@ def history_state() -> dict[str, object]:
     return describe(url)
 
 
-def doctor(root: Path, *, as_json: bool = False) -> int:
+def doctor(catalog: Catalog, *, as_json: bool = False) -> int:
     history = history_state()
-    catalog = Catalog.load(root)
     judge = Judge.create(workers=1, queue_size=1)
     try:
         layers = judge.pool.layers
