@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import ctypes
 
-__all__ = ["fill_holes"]
+__all__ = ["collapse", "fill_holes"]
 
 # Largest first: a big hole is used up by one large request instead of many small ones. Below
 # 1 KiB glibc keeps free chunks in bins of one size each (16 bytes apart): every size is asked.
 _SIZES = (65536, 16384, 4096, 2048, *range(1008, 0, -16))
 _MOST = 20_000  # chunks taken at most: a warm zygote has a few thousand holes
+_MADV_COLLAPSE = 25  # Linux 6.1; an older kernel answers EINVAL and the heap stays as it is
+_HUGE_PAGE = 2 << 20  # x86-64's PMD size; a stretch is collapsed only where fully inside the heap
 
 
 class _Mallinfo2(ctypes.Structure):
@@ -80,3 +82,36 @@ def fill_holes() -> int:
             held[taken] = chunk
             taken += 1
     return taken
+
+
+def collapse() -> int:
+    """Back every whole 2 MiB stretch of the main heap by one huge page, once the zygote is
+    warm; returns how many stretches (0 where the kernel will not).
+
+    Every fork copies the zygote's page-table entries and every child's exit drops them, and the
+    kernel does both a whole large folio at a time: a warm heap of ~17 MiB in 4 KiB pages was
+    ~4,400 entries handled one by one, in eight huge pages it is a few dozen batches. A child's
+    first write to a page still copies that 4 KiB page only, so no child touches more memory;
+    the heap is resident already, so the zygote takes no more either. ``MADV_COLLAPSE`` does it
+    at once, where ``MADV_HUGEPAGE`` under the usual ``madvise`` setting would wait for
+    khugepaged."""
+    libc = _libc()
+    if libc is None:
+        return 0
+    libc.madvise.restype = ctypes.c_int
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            heaps = [line.split()[0] for line in maps if line.rstrip().endswith("[heap]")]
+    except OSError:
+        return 0  # no /proc: the heap stays in small pages, as it was
+    if not heaps:
+        return 0
+    low, high = (int(bound, 16) for bound in heaps[0].split("-"))
+    start = -(-low // _HUGE_PAGE) * _HUGE_PAGE
+    end = high // _HUGE_PAGE * _HUGE_PAGE
+    # One stretch at a time: a refusal (old kernel, THP off, no free huge page) costs that one.
+    return sum(
+        libc.madvise(stretch, _HUGE_PAGE, _MADV_COLLAPSE) == 0
+        for stretch in range(start, end, _HUGE_PAGE)
+    )

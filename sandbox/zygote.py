@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox import framing, protocol
+from sandbox import framing, heap, protocol
 from sandbox.budget import (
     DEMOTE_CPU_S,
     DEMOTE_PRESSED_CPU_S,
@@ -140,6 +140,7 @@ class Zygote:
         warm_up(self.policy)
         gc.collect()
         gc.freeze()  # keep the warm heap out of the children's collections: fewer COW copies
+        heap.collapse()  # last, once the heap has its warm size
 
     # -- control channel --------------------------------------------------------------
 

@@ -10,10 +10,14 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from sandbox.pool import INTERPRETER_FLAGS, PROJECT_ROOT, zygote_environment
 
 HOLES_FILLED = """
 import sys
+
+import pytest
 sys.path.insert(0, sys.argv[1])
 from sandbox import heap
 
@@ -49,3 +53,57 @@ def test_fill_holes_takes_every_free_chunk_below_the_top() -> None:
     # What is left below the top is smaller than the smallest size fill_holes asks for.
     assert after < 4096
     assert again == 0  # filled once: later holes are the zygote's own working memory
+
+
+HEAP_COLLAPSED = """
+import sys
+
+import pytest
+sys.path.insert(0, sys.argv[1])
+from sandbox import heap
+
+blocks = [bytes(300) for i in range(40_000)]  # a warm zygote's heap: ~12 MiB, resident
+stretches = heap.collapse()
+huge_kb = 0
+with open("/proc/self/smaps") as smaps:
+    in_heap = False
+    for line in smaps:
+        if line[0] in "0123456789abcdef" and "-" in line.split()[0]:
+            in_heap = line.rstrip().endswith("[heap]")
+        elif in_heap and line.startswith("AnonHugePages:"):
+            huge_kb = int(line.split()[1])
+print(stretches, huge_kb)
+"""
+
+
+def _kernel_collapses() -> str | None:
+    """Why this kernel cannot collapse a range into huge pages, or None if it can."""
+    release = tuple(int(part) for part in os.uname().release.split(".")[:2] if part.isdigit())
+    if release < (6, 1):
+        return f"MADV_COLLAPSE needs Linux 6.1, this is {os.uname().release}"
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as setting:
+            if "[never]" in setting.read():
+                return "transparent huge pages are set to never on this machine"
+    except OSError:
+        return "this kernel has no transparent huge pages"
+    return None
+
+
+def test_collapse_backs_the_heap_by_huge_pages() -> None:
+    env = {**zygote_environment(), "PATH": os.environ.get("PATH", "")}
+    out = subprocess.run(
+        [sys.executable, *INTERPRETER_FLAGS, "-c", HEAP_COLLAPSED, PROJECT_ROOT],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.split()
+    stretches, huge_kb = map(int, out)
+    # What collapse says it did is what the kernel shows, whichever way it went.
+    assert huge_kb == stretches * 2048
+    reason = _kernel_collapses()
+    if reason is not None:
+        pytest.skip(reason)
+    assert stretches >= 4  # ~12 MiB of heap holds at least four whole 2 MiB stretches
