@@ -37,16 +37,21 @@ print(before, taken, after, heap.fill_holes())
 """
 
 
-def test_fill_holes_takes_every_free_chunk_below_the_top() -> None:
+def _printed_by(script: str) -> list[str]:
+    """The words a script printed, run in a fresh interpreter as the zygote is started."""
     env = {**zygote_environment(), "PATH": os.environ.get("PATH", "")}
-    out = subprocess.run(
-        [sys.executable, *INTERPRETER_FLAGS, "-c", HOLES_FILLED, PROJECT_ROOT],
+    return subprocess.run(
+        [sys.executable, *INTERPRETER_FLAGS, "-c", script, PROJECT_ROOT],
         env=env,
         capture_output=True,
         text=True,
         timeout=60,
         check=True,
     ).stdout.split()
+
+
+def test_fill_holes_takes_every_free_chunk_below_the_top() -> None:
+    out = _printed_by(HOLES_FILLED)
     before, taken, after, again = map(int, out)
     assert before > 200_000  # the holes made above
     assert taken > 1000
@@ -91,15 +96,7 @@ def _kernel_collapses() -> str | None:
 
 
 def test_collapse_backs_the_heap_by_huge_pages() -> None:
-    env = {**zygote_environment(), "PATH": os.environ.get("PATH", "")}
-    out = subprocess.run(
-        [sys.executable, *INTERPRETER_FLAGS, "-c", HEAP_COLLAPSED, PROJECT_ROOT],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    ).stdout.split()
+    out = _printed_by(HEAP_COLLAPSED)
     stretches, huge_kb = map(int, out)
     # What collapse says it did is what the kernel shows, whichever way it went.
     assert huge_kb == stretches * 2048
