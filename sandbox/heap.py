@@ -35,7 +35,7 @@ class _Mallinfo2(ctypes.Structure):
 
 def _libc() -> ctypes.CDLL | None:
     libc = ctypes.CDLL(None)
-    if not all(hasattr(libc, name) for name in ("mallinfo2", "sbrk", "malloc", "free")):
+    if not all(hasattr(libc, name) for name in ("mallinfo2", "sbrk", "malloc", "free", "madvise")):
         return None  # not glibc (or an old one): nothing to do
     libc.mallinfo2.restype = _Mallinfo2
     libc.mallinfo2.argtypes = []
@@ -45,6 +45,8 @@ def _libc() -> ctypes.CDLL | None:
     libc.malloc.argtypes = [ctypes.c_size_t]
     libc.free.restype = None
     libc.free.argtypes = [ctypes.c_void_p]
+    libc.madvise.restype = ctypes.c_int
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     return libc
 
 
@@ -98,8 +100,6 @@ def collapse() -> int:
     libc = _libc()
     if libc is None:
         return 0
-    libc.madvise.restype = ctypes.c_int
-    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
             heaps = [line.split()[0] for line in maps if line.rstrip().endswith("[heap]")]

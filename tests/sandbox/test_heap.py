@@ -16,8 +16,6 @@ from sandbox.pool import INTERPRETER_FLAGS, PROJECT_ROOT, zygote_environment
 
 HOLES_FILLED = """
 import sys
-
-import pytest
 sys.path.insert(0, sys.argv[1])
 from sandbox import heap
 
@@ -62,8 +60,6 @@ def test_fill_holes_takes_every_free_chunk_below_the_top() -> None:
 
 HEAP_COLLAPSED = """
 import sys
-
-import pytest
 sys.path.insert(0, sys.argv[1])
 from sandbox import heap
 
@@ -81,7 +77,7 @@ print(stretches, huge_kb)
 """
 
 
-def _kernel_collapses() -> str | None:
+def _why_no_collapse() -> str | None:
     """Why this kernel cannot collapse a range into huge pages, or None if it can."""
     release = tuple(int(part) for part in os.uname().release.split(".")[:2] if part.isdigit())
     if release < (6, 1):
@@ -100,7 +96,7 @@ def test_collapse_backs_the_heap_by_huge_pages() -> None:
     stretches, huge_kb = map(int, out)
     # What collapse says it did is what the kernel shows, whichever way it went.
     assert huge_kb == stretches * 2048
-    reason = _kernel_collapses()
+    reason = _why_no_collapse()
     if reason is not None:
         pytest.skip(reason)
     assert stretches >= 4  # ~12 MiB of heap holds at least four whole 2 MiB stretches
