@@ -26,7 +26,7 @@ from typing import Any
 
 from sandbox import framing, protocol
 from sandbox.assembly import JobRecord, KilledFromOutside
-from sandbox.job import DRIVER_FILENAME, TRACE_FILENAME, Job
+from sandbox.job import DRIVER_FILENAME, TRACE_FILENAME, Job, RandomMode
 from sandbox.limits import Limits
 from sandbox.results import RunResult
 
@@ -67,6 +67,7 @@ class _Pending:
     # The job's trusted driver and trace, by key: the zygote compiles each once (plain Python).
     trusted_keys: dict[str, str] = field(default_factory=dict)
     demoted: bool = False  # the zygote parked it in the slow lane: no fast slot held
+    generator: bool = False  # its draws come from a generator argument (RandomMode.generator)
 
 
 ENCODED_CASES = 1024  # case inputs the pool keeps encoded (the oldest go first)
@@ -459,7 +460,8 @@ class Pool:
             filename: trusted_key(filename, source)
             for filename, source in trusted_sources(job).items()
         }
-        return _Pending(Future(), record, body, helpers_key, trusted)
+        generator = job.random_mode is RandomMode.generator
+        return _Pending(Future(), record, body, helpers_key, trusted, generator=generator)
 
     def _send_compiled(self, order: protocol.CompileOrder, source: str) -> None:
         """Have the zygote compile an exercise's own code once, for every later child: its
@@ -482,6 +484,7 @@ class Pool:
             spent_wall_ms=pending.record.spent_wall_ms,
             slow=pending.demoted,
             long=DRIVER_FILENAME in pending.trusted_keys,
+            generator=pending.generator,
         )
         self._write(protocol.encode_order(order, pending.body))
 

@@ -57,6 +57,8 @@ class RunOrder:
     # A driver's job calls the step hundreds of times: the zygote forks no spare while it runs
     # in a fast slot (sandbox/zygote.py, spare_wanted).
     long: bool = False
+    # Its draws come from a generator argument: the zygote's next spares rehearse that path.
+    generator: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +94,7 @@ def encode_order(order: Order, body: bytes = b"") -> bytes:
             "spent_wall_ms": order.spent_wall_ms,
             "lane": "slow" if order.slow else "fast",
             "long": order.long,
+            "generator": order.generator,
         }
     elif isinstance(order, CompileOrder):
         op = "helpers" if order.filename is None else "trusted"
@@ -118,6 +121,7 @@ def parse_order(header: Mapping[str, Any]) -> Order | None:
                 spent_wall_ms=fields.number(header.get("spent_wall_ms", 0.0), "spent_wall_ms"),
                 slow=header.get("lane") == "slow",
                 long=header.get("long") is True,
+                generator=header.get("generator") is True,
             )
         except ProtocolError as exc:
             raise BadMessage(f"bad job: {exc}", job if type(job) is int else None) from None

@@ -128,9 +128,9 @@ def rehearse(policy: Policy, job_fd: int | None = None, with_helpers: bool = Fal
     stops as soon as the real job is there to be read.
 
     ``with_helpers`` rehearses the job with helpers, arrays and generators (the zygote asks for
-    it when its last job came with an exercise's helpers): a resample job's child then costs
-    less, but the rehearsal costs more than that, which only idle cores can spare (on verify's
-    jobs it saved nothing and cost throughput at full load).
+    it when its last job came with an exercise's helpers or drew from a generator): a resample
+    or top-k job's child then costs less, but the rehearsal costs more than that, which only
+    idle cores can spare (on verify's jobs it saved nothing and cost throughput at full load).
     """
     compiled = _REHEARSAL_COMPILED
     if not compiled:
