@@ -48,11 +48,13 @@ class _Rehearsal:
 
 
 # Two rehearsals, for the two shapes of the exercises' jobs. The plain one: list arguments and
-# numpy's legacy global state. The one with helpers: list, ndarray and value arguments, a scripted
-# and a seeded generator, helpers compiled by the policy. Both start from the job's JSON document,
-# as a real job does. Only our own code, on inputs of our own. (A trusted driver calling the step,
-# as the distribution check does, made the rehearsal longer and saved a one-trial check job
-# nothing measurable: left out.)
+# numpy's legacy global state, and the constructs a beam's step is made of (pairs unpacked as
+# they are iterated, a generator expression, a sort by a lambda, a comprehension), whose
+# compiling and guards a spare otherwise first copies during the real job. The one with
+# helpers: list, ndarray and value arguments, a scripted and a seeded generator, helpers
+# compiled by the policy. Both start from the job's JSON document, as a real job does. Only our
+# own code, on inputs of our own. (A trusted driver calling the step, as the distribution check
+# does, made the rehearsal longer and saved a one-trial check job nothing measurable: left out.)
 REHEARSAL_SOURCE = (
     "import numpy as np\n"
     "def f(a, b):\n"
@@ -63,6 +65,8 @@ REHEARSAL_SOURCE = (
     "            out.append(i)\n"
     "        else:\n"
     "            break\n"
+    "    ranked = sorted(((x, i) for i, x in enumerate(a)), key=lambda p: (-p[0], p[1]))\n"
+    "    out += [i for x, i in ranked[:1]]\n"
     "    print(f'{out}')\n"
     "    return out, len(out)\n"
 )

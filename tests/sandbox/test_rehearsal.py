@@ -168,3 +168,15 @@ def test_the_host_tells_the_zygote_which_jobs_draw_from_a_generator(monkeypatch:
             "returned",
             "returned",
         ]
+
+
+def test_the_plain_rehearsal_compiles_what_a_beam_step_is_made_of() -> None:
+    # Each construct is there to be compiled and guarded once before the real job: pairs
+    # unpacked as they are iterated, a generator expression, a lambda and a comprehension.
+    import ast
+
+    tree = ast.parse(REHEARSAL_JOB.code)
+    kinds = {type(node) for node in ast.walk(tree)}
+    assert {ast.GeneratorExp, ast.Lambda, ast.ListComp} <= kinds
+    targets = [node.target for node in ast.walk(tree) if isinstance(node, ast.comprehension)]
+    assert any(isinstance(target, ast.Tuple) for target in targets)
