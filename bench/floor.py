@@ -21,7 +21,7 @@ from typing import Any
 
 def main() -> None:
     import sandbox.zygote  # noqa: F401  (the zygote's imports: same heap size, same fork cost)
-    from sandbox import framing, values
+    from sandbox import forking, framing, values
 
     job = framing.FrameReader().feed(sys.stdin.buffer.read())[0]
     grades = int(job.get("grades", 200))
@@ -42,12 +42,13 @@ def main() -> None:
     run_cases()  # warm: lazy imports, first calls
     gc.collect()
     gc.freeze()
+    forking.lean_fork()  # the zygote's own fork, so that the floor is no dearer than a child
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = time.process_time()
     started = time.perf_counter()
     for _ in range(grades):
         read_fd, write_fd = os.pipe()
-        pid = os.fork()
+        pid = forking.fork()
         if pid == 0:
             os.write(write_fd, run_cases())
             os._exit(0)

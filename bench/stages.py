@@ -113,8 +113,14 @@ def _patch(owner: Any, name: str, make: Callable[[Any], Any]) -> None:
 
 
 def _dump_on_signal(role: str, snapshot: Callable[[], dict[str, Any]]) -> None:
+    owner = os.getpid()
+
     def dump(signum: int, frame: Any) -> None:
-        with open(OUT.format(role=role, pid=os.getpid()), "w") as out:
+        if os.getpid() != owner:
+            # A child forked as the signal came: the lean fork (sandbox.forking) does not clear
+            # the interpreter's pending signals, so the child would answer for the zygote.
+            return
+        with open(OUT.format(role=role, pid=owner), "w") as out:
             json.dump(snapshot(), out)
 
     signal.signal(signal.SIGUSR2, dump)
@@ -125,7 +131,7 @@ def _dump_on_signal(role: str, snapshot: Callable[[], dict[str, Any]]) -> None:
 
 def install_zygote() -> None:
     """Wrap the zygote's and its children's functions (runs before the zygote starts)."""
-    from sandbox import child, seccomp, zygote
+    from sandbox import child, forking, seccomp, zygote
     from sandbox.mailbox import Mailbox
 
     seccomp.ALLOWED = (*seccomp.ALLOWED, "getrusage")  # the probe's own marks, this run only
@@ -144,7 +150,7 @@ def install_zygote() -> None:
             row += state["marks"].get(name, (-1.0, -1.0))
         SLOT.pack_into(region, state["mine"] * SLOT.size, *row, 0.0, 0.0)
 
-    real_fork = timers.wrap("fork (the zygote's side)", os.fork)
+    real_fork = timers.wrap("fork (the zygote's side)", forking.fork)
 
     def fork() -> int:
         slot = state["next"]
@@ -170,7 +176,7 @@ def install_zygote() -> None:
             )
         return reaped, status
 
-    os.fork = fork
+    forking.fork = fork  # the zygote's one way to fork
     os.waitpid = timers.wrap("reaping (wait)", waitpid)
 
     def around(before: str, after: str) -> Callable[[Any], Any]:

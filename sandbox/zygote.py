@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox import framing, heap, protocol
+from sandbox import forking, framing, heap, protocol
 from sandbox.budget import (
     DEMOTE_CPU_S,
     DEMOTE_PRESSED_CPU_S,
@@ -143,6 +143,7 @@ class Zygote:
         gc.collect()
         gc.freeze()  # keep the warm heap out of the children's collections: fewer COW copies
         heap.collapse()  # last, once the heap has its warm size
+        forking.lean_fork()  # glibc's fork from now on, if this process runs one thread
 
     # -- control channel --------------------------------------------------------------
 
@@ -226,7 +227,7 @@ class Zygote:
         mailbox = Mailbox(limits.reply_bytes)
         job_read, job_write = os.pipe()
         exit_read, exit_write = os.pipe()
-        pid = os.fork()
+        pid = forking.fork()
         if pid == 0:  # the child: never returns
             os.close(job_write)
             os.close(exit_read)

@@ -1,11 +1,13 @@
-"""Run a short Python program in a fresh, isolated interpreter and read the JSON it prints last.
+"""Run a short Python program in a fresh interpreter and read what it prints.
 
-For facts that only a clean interpreter shows (which modules an import loads), where the test
-process, with everything already imported, would see nothing."""
+For facts that only a clean interpreter shows (which modules an import loads, its heap, its
+threads, its forks), where the test process, with everything already imported, would see
+nothing."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,3 +27,19 @@ def fresh_interpreter_json(program: str) -> Any:
         check=True,
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def printed_as_zygote(program: str) -> list[str]:
+    """The words ``program`` prints, run as the pool starts the zygote: its interpreter flags and
+    its environment (allocator settings, one BLAS thread); the project's root is ``sys.argv[1]``."""
+    from sandbox.pool import INTERPRETER_FLAGS, PROJECT_ROOT, zygote_environment
+
+    env = {**zygote_environment(), "PATH": os.environ.get("PATH", "")}
+    return subprocess.run(
+        [sys.executable, *INTERPRETER_FLAGS, "-c", program, PROJECT_ROOT],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.split()

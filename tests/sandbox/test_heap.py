@@ -7,12 +7,10 @@ other block of a few thousand freed), then filled, once.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 
-from sandbox.pool import INTERPRETER_FLAGS, PROJECT_ROOT, zygote_environment
+from tests.probe import printed_as_zygote
 
 HOLES_FILLED = """
 import sys
@@ -35,21 +33,8 @@ print(before, taken, after, heap.fill_holes())
 """
 
 
-def _printed_by(script: str) -> list[str]:
-    """The words a script printed, run in a fresh interpreter as the zygote is started."""
-    env = {**zygote_environment(), "PATH": os.environ.get("PATH", "")}
-    return subprocess.run(
-        [sys.executable, *INTERPRETER_FLAGS, "-c", script, PROJECT_ROOT],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    ).stdout.split()
-
-
 def test_fill_holes_takes_every_free_chunk_below_the_top() -> None:
-    out = _printed_by(HOLES_FILLED)
+    out = printed_as_zygote(HOLES_FILLED)
     before, taken, after, again = map(int, out)
     assert before > 200_000  # the holes made above
     assert taken > 1000
@@ -92,7 +77,7 @@ def _why_no_collapse() -> str | None:
 
 
 def test_collapse_backs_the_heap_by_huge_pages() -> None:
-    out = _printed_by(HEAP_COLLAPSED)
+    out = printed_as_zygote(HEAP_COLLAPSED)
     stretches, huge_kb = map(int, out)
     # What collapse says it did is what the kernel shows, whichever way it went.
     assert huge_kb == stretches * 2048
