@@ -132,44 +132,6 @@ def test_a_spare_hands_its_job_the_legacy_global_state_the_zygote_left() -> None
         os.close(job_write)
 
 
-def test_the_host_tells_the_zygote_which_jobs_draw_from_a_generator(monkeypatch: Any) -> None:
-    # The zygote never reads a job's document; the order says whether its draws come from a
-    # generator argument, and the spares forked after it rehearse that path.
-    from dataclasses import replace
-
-    from sandbox import Limits, Pool, framing
-
-    legacy = Job(
-        code="def f(x):\n    return x\n",
-        entry_point="f",
-        cases=({"x": 1},),
-        parameters={"x": "value"},
-        limits=Limits(),
-        random_mode=RandomMode.global_state,
-    )
-    drawing = replace(
-        legacy,
-        code="def f(x, rng):\n    return rng.random()\n",
-        cases=({"x": 1, "rng": {"seed": 3}},),
-        parameters={"x": "value", "rng": "rng"},
-        random_mode=RandomMode.generator,
-        rng_argument="rng",
-    )
-    with Pool(workers=1) as pool:
-        sent: list[bytes] = []
-        monkeypatch.setattr(pool, "_write", sent.append)
-        pool.submit_all([legacy, drawing])
-        orders = [protocol.parse_order(framing.split_body(frame[4:])[0]) for frame in sent]
-        runs = [order for order in orders if isinstance(order, protocol.RunOrder)]
-        assert [order.generator for order in runs] == [False, True]
-        monkeypatch.undo()
-        results = pool.submit_all([legacy, drawing])
-        assert [result.result(timeout=10).cases[0].outcome.value for result in results] == [
-            "returned",
-            "returned",
-        ]
-
-
 def test_the_plain_rehearsal_compiles_what_a_beam_step_is_made_of() -> None:
     # Each construct is there to be compiled and guarded once before the real job: pairs
     # unpacked as they are iterated, a generator expression, a lambda and a comprehension.
