@@ -5,7 +5,8 @@ re-created for threads the fork did not copy, and the Python callbacks modules r
 ``os.register_at_fork``. In the zygote those are two: ``threading``'s bookkeeping of the
 threads that did not survive (the zygote runs none) and ``random``'s reseed. That Python code
 wrote ~190 pages the child shared with the zygote, each one a copy, before the child did
-anything of its own (docs/performance.md, ninth session).
+anything of its own; some of them the child writes later anyway, and in all a child copies
+~60 pages fewer without it (docs/performance.md, ninth session).
 
 With one thread, none of it is needed: no other thread can hold a lock the fork copied, and
 the forking thread goes on as the child's only thread, with the same identity (the same
