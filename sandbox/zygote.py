@@ -122,9 +122,10 @@ class Zygote:
         self.attempts: dict[int, Attempt] = {}  # by exit fd
         self.spares: deque[Spare] = deque()
         self.recent_limits: Limits | None = None
-        # Whether the last job came with an exercise's helpers or drew from a generator: the
-        # next spares rehearse the job with both (sandbox/rehearsal.py).
-        self.recent_rich = False
+        # Whether the next spares rehearse the job with helpers, arrays and generators
+        # (sandbox/rehearsal.py): the last job came with an exercise's helpers or drew from a
+        # generator.
+        self.rehearse_with_helpers = False
         self.control = framing.FrameReader()
         # Exercises' helpers, compiled once: trusted code, the same for every learner. No
         # learner's code is ever kept here: every later child is forked from this memory.
@@ -279,7 +280,7 @@ class Zygote:
     def assign(self, order: RunOrder, body: bytes) -> Attempt:
         """Hand one job (from its first case on) to a confined child."""
         self.recent_limits = order.limits
-        self.recent_rich = order.helpers_key is not None or order.generator
+        self.rehearse_with_helpers = order.helpers_key is not None or order.generator
         spare = self.take_spare(order.limits)
         routing = Assignment(order.first_case, order.helpers_key, order.trusted_keys)
         assignment = protocol.encode_assignment(routing, body)
@@ -327,7 +328,7 @@ class Zygote:
             layers = self.confinement.apply(limits, keep_fds=[job_fd, exit_fd])
             mailbox.send(protocol.Hello(dict(layers, policy=True)))
             # While idle: pay the page copies now, along the path the next job likely takes.
-            rehearse(self.policy, job_fd, self.recent_rich)
+            rehearse(self.policy, job_fd, self.rehearse_with_helpers)
             assignment, job = receive_assignment(job_fd)
             os.close(job_fd)
             helpers = self.helpers.get(str(assignment.helpers_key))
