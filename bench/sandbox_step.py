@@ -31,8 +31,9 @@ from app.schemas import Report, Status
 from bench.cpu import tree_cpu_seconds
 from bench.stats import percentile
 from sandbox import framing, protocol
-from sandbox.pool import INTERPRETER_FLAGS, PROJECT_ROOT, zygote_environment
 from sandbox.results import RunResult, SetupFailure
+from sandbox.zygote_process import INTERPRETER_FLAGS, PROJECT_ROOT
+from sandbox.zygote_process import environment as zygote_environment
 
 # A learner reads a result before running again; 20 ms is far shorter than that, and enough
 # for the pool to have a confined child ready.

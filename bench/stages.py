@@ -261,15 +261,16 @@ def install_zygote() -> None:
 
 
 def zygote_probed(workers: int, slow_lane: int) -> list[str]:
-    """The pool's zygote command, with ``install_zygote`` run first."""
-    from sandbox import pool
+    """The zygote's command, with ``install_zygote`` run first."""
+    from sandbox import zygote_process
 
     boot = (
         "import sys; sys.path.insert(0, sys.argv[1]); sys.argv = sys.argv[1:]; "
         "import bench.stages as s; s.install_zygote(); from sandbox.zygote import main; main()"
     )
-    root = pool.PROJECT_ROOT
-    return [sys.executable, *pool.INTERPRETER_FLAGS, "-c", boot, root, str(workers), str(slow_lane)]
+    root = zygote_process.PROJECT_ROOT
+    flags = zygote_process.INTERPRETER_FLAGS
+    return [sys.executable, *flags, "-c", boot, root, str(workers), str(slow_lane)]
 
 
 # -- inside the web process -------------------------------------------------------------------
@@ -283,9 +284,9 @@ def install_web() -> None:
     from app import history
     from app.grading import judge, reports
     from app.schemas import Report, Submission
-    from sandbox import pool
+    from sandbox import pool, zygote_process
 
-    pool.zygote_command = zygote_probed
+    zygote_process.command = zygote_probed
     timers = Timers()
     http = httptools_impl
     _patch(http.HttpToolsProtocol, "data_received", lambda fn: timers.wrap("HTTP parse", fn))

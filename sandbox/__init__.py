@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the same names, for type checkers (at run time they load on first use)
     from sandbox.job import Job, RandomMode
     from sandbox.limits import SNAPSHOT_ITEMS, SNAPSHOT_TEXT, Limits
-    from sandbox.pool import Pool, PoolSaturated, SandboxUnavailable
+    from sandbox.pool import Pool, PoolSaturated
     from sandbox.results import (
         CaseRun,
         ErrorInfo,
@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the same names, for type checkers (at run time they load on
         SetupFailure,
         SetupKind,
     )
+    from sandbox.zygote_process import SandboxUnavailable
 
 _HOMES = {
     "Limits": "sandbox.limits",
@@ -32,7 +33,7 @@ _HOMES = {
     "SNAPSHOT_TEXT": "sandbox.limits",
     "Pool": "sandbox.pool",
     "PoolSaturated": "sandbox.pool",
-    "SandboxUnavailable": "sandbox.pool",
+    "SandboxUnavailable": "sandbox.zygote_process",
     "CaseRun": "sandbox.results",
     "ErrorInfo": "sandbox.results",
     "Job": "sandbox.job",

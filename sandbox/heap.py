@@ -6,8 +6,8 @@ copy-on-write with the zygote: a child's first allocation on each of those pages
 copy. ``fill_holes`` allocates (and keeps, for the zygote's lifetime) every free chunk below the
 top of the heap, so that a child's allocations come from the top instead: fresh pages, packed
 together. Only glibc's own free chunks are taken, filled with its perturb pattern (see
-``sandbox.pool.MEMORY_TUNABLES``); this runs before any job is read, so no learner's bytes can
-be in them.
+``sandbox.zygote_process.MEMORY_TUNABLES``); this runs before any job is read, so no learner's
+bytes can be in them.
 """
 
 from __future__ import annotations

@@ -9,51 +9,21 @@ raises ``SandboxUnavailable`` at once).
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import itertools
 import os
-import queue
-import select
 import subprocess
-import sys
 import threading
-import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from sandbox import framing, protocol
+from sandbox import framing, protocol, zygote_process
 from sandbox.assembly import JobRecord, KilledFromOutside
 from sandbox.job import DRIVER_FILENAME, TRACE_FILENAME, Job, RandomMode
 from sandbox.limits import Limits
 from sandbox.results import RunResult
-
-PROJECT_ROOT = str(Path(__file__).resolve().parent.parent)
-# BLAS and OpenMP threads would fight the per-child limits (and seccomp refuses clone anyway).
-THREAD_ENV = {
-    name: "1"
-    for name in (
-        "OPENBLAS_NUM_THREADS",
-        "OMP_NUM_THREADS",
-        "MKL_NUM_THREADS",
-        "NUMEXPR_NUM_THREADS",
-        "VECLIB_MAXIMUM_THREADS",
-        "BLIS_NUM_THREADS",
-    )
-}
-# Variables some machines need for numpy's BLAS to pick a working kernel; passed through as is.
-PASSED_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PATH", "LANG", "LC_ALL")
-# glibc fills every chunk it frees (and every one it hands out) with a pattern, and the per-thread
-# cache that would skip that is off. The zygote's freed heap holds earlier jobs' bytes, other
-# learners' code among them, and each child inherits it: an uninitialised read in a child (a
-# numpy path ``sandbox.policy.memory`` does not know of) then finds the pattern, not their code.
-MEMORY_TUNABLES = "glibc.malloc.perturb=165:glibc.malloc.tcache_count=0"
-# Python's own small-object allocator keeps freed blocks as they were (the tokenizer's copies of
-# a cached source's string literals, found by red-teaming): every object goes to glibc instead.
-MEMORY_ALLOCATOR = {"PYTHONMALLOC": "malloc"}
-START_TIMEOUT = 30.0
+from sandbox.zygote_process import SandboxUnavailable, Writer
 
 
 @dataclass
@@ -71,91 +41,10 @@ class _Pending:
 
 
 ENCODED_CASES = 1024  # case inputs the pool keeps encoded (the oldest go first)
-PIPE_BYTES = 1 << 20
-F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
-
-
-def _enlarge_pipe(fd: int) -> None:
-    try:
-        fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES)
-    except OSError:  # above /proc/sys/fs/pipe-max-size for an unprivileged user: keep the default
-        pass
-
-
-class _Writer:
-    """Writes to a zygote's stdin, never blocking a caller on that pipe.
-
-    The host's reader thread must always be free to drain the zygote's replies. A zygote busy
-    writing a reply reads no jobs, and a caller blocked writing a job while it held the pool's
-    lock stopped the reader too: a deadlock for good (large job bodies and
-    large replies together). So the pipe does not block: a frame is written at once by the
-    caller when nothing is waiting before it and the pipe has room (the usual case: it holds
-    whole jobs), and what does not fit goes to the writer thread, which waits for room. Waking
-    that thread for every frame cost the web process more CPU than anything else it did per
-    grade. Frames keep their order; what is queued is bounded by the pool's capacity (at most
-    one frame per job in flight, and its helpers).
-    """
-
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-        self._fd: int = stream.fileno()
-        os.set_blocking(self._fd, False)
-        self._lock = threading.Lock()
-        self._behind = 0  # frames handed to the thread and not yet written whole
-        self._frames: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name="sandbox-writer", daemon=True)
-        self._thread.start()
-
-    def put(self, frame: bytes) -> None:
-        with self._lock:
-            if not self._behind:
-                try:
-                    written = os.write(self._fd, frame)
-                except BlockingIOError:
-                    written = 0
-                except OSError:
-                    return  # the zygote is gone: the reader sees it and fails the pending work
-                if written == len(frame):
-                    return
-                frame = frame[written:]
-            self._behind += 1
-        self._frames.put(frame)
-
-    def _run(self) -> None:
-        room = select.poll()  # not select(): the web server's descriptors may pass 1024
-        room.register(self._fd, select.POLLOUT)
-        while (frame := self._frames.get()) is not None:
-            view = memoryview(frame)
-            try:
-                while view:
-                    try:
-                        view = view[os.write(self._fd, view) :]
-                    except BlockingIOError:
-                        room.poll()
-            except (OSError, ValueError):
-                return  # the zygote is gone: the reader sees it and fails the pending work
-            with self._lock:
-                self._behind -= 1
-
-    def finish(self, timeout: float) -> None:
-        """Write what is queued (at most ``timeout`` seconds), then stop."""
-        self._frames.put(None)
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout)
 
 
 class PoolSaturated(RuntimeError):
     """Every worker is busy and the queue is full: try again shortly."""
-
-
-class SandboxUnavailable(RuntimeError):
-    """The zygote is gone or misbehaved; the submission could not be run."""
-
-
-# What -I (isolated mode) gives, minus ignoring the environment, which is ours anyway
-# (zygote_environment): -s no user site, -P no current directory on sys.path. The environment
-# must reach the interpreter for PYTHONMALLOC (MEMORY_ALLOCATOR).
-INTERPRETER_FLAGS = ("-s", "-P")
 
 
 def trusted_sources(job: Job) -> dict[str, str]:
@@ -168,31 +57,6 @@ def trusted_key(filename: str, source: str) -> str:
     """The key a trusted source's compiled code is known by (its file name and its text)."""
     text = f"{filename}\0{source}".encode("utf-8", "surrogatepass")
     return "trusted:" + hashlib.sha256(text).hexdigest()
-
-
-def zygote_command(workers: int, slow_lane: int) -> list[str]:
-    bootstrap = (
-        "import sys; sys.path.insert(0, sys.argv[1]); "
-        "sys.argv = sys.argv[1:]; from sandbox.zygote import main; main()"
-    )
-    return [
-        sys.executable,
-        *INTERPRETER_FLAGS,
-        "-c",
-        bootstrap,
-        PROJECT_ROOT,
-        str(workers),
-        str(slow_lane),
-    ]
-
-
-def zygote_environment() -> dict[str, str]:
-    env = {name: os.environ[name] for name in PASSED_ENV if name in os.environ}
-    env.update(THREAD_ENV)
-    env.update(MEMORY_ALLOCATOR)
-    operator_tunables = os.environ.get("GLIBC_TUNABLES")
-    env["GLIBC_TUNABLES"] = ":".join(filter(None, [operator_tunables, MEMORY_TUNABLES]))
-    return env
 
 
 class Pool:
@@ -228,7 +92,7 @@ class Pool:
         self._ids = itertools.count(1)
         self._process: subprocess.Popen[bytes] | None = None
         self._reader: threading.Thread | None = None
-        self._writer: _Writer | None = None
+        self._writer: Writer | None = None
         self._layers: dict[str, bool] = {}
         self._reasons: dict[str, str] = {}
         self._landlock_abi = 0
@@ -242,46 +106,7 @@ class Pool:
 
     def _start(self) -> None:
         """Start a zygote and wait until it is ready (blocking: at construction only)."""
-        self._install(*self._spawn())
-
-    def _spawn(
-        self,
-    ) -> tuple[subprocess.Popen[bytes], framing.FrameReader, protocol.ZygoteReady]:
-        """A new zygote, warmed up and ready; raises SandboxUnavailable if it does not start."""
-        process = subprocess.Popen(
-            zygote_command(self.workers, self.slow_lane),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=zygote_environment(),
-            cwd="/",
-            close_fds=True,
-            start_new_session=True,
-        )
-        assert process.stdout is not None and process.stdin is not None
-        # Room for whole jobs in both pipes: submit() runs on the web server's event loop, and a
-        # write must not wait for a zygote busy forking (nor the zygote for a slow reader).
-        for pipe in (process.stdin, process.stdout):
-            _enlarge_pipe(pipe.fileno())
-        reader = framing.FrameReader()
-        started = time.monotonic()
-        ready: protocol.ZygoteReady | None = None
-        fd = process.stdout.fileno()
-        while ready is None:
-            left = START_TIMEOUT - (time.monotonic() - started)
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                self._stop_process(process)
-                raise SandboxUnavailable("the sandbox zygote did not start in time")
-            data = os.read(fd, 65536)
-            if not data:
-                self._stop_process(process)
-                raise SandboxUnavailable(
-                    f"the sandbox zygote exited during start-up (code {process.returncode})"
-                )
-            for payload in reader.feed_raw(data):
-                event = protocol.parse_event(framing.split_body(payload)[0])
-                if isinstance(event, protocol.ZygoteReady):
-                    ready = event
-        return process, reader, ready
+        self._install(*zygote_process.spawn(self.workers, self.slow_lane))
 
     def _install(
         self,
@@ -296,7 +121,7 @@ class Pool:
         self._reasons = dict(ready.reasons)
         self._landlock_abi = ready.landlock_abi
         self._process = process
-        writer = self._writer = _Writer(process.stdin)
+        writer = self._writer = Writer(process.stdin)
         self._reader = threading.Thread(
             target=self._read_results,
             args=(process, reader, writer),
@@ -322,7 +147,7 @@ class Pool:
 
     def _restart(self) -> None:
         try:
-            spawned = self._spawn()
+            spawned = zygote_process.spawn(self.workers, self.slow_lane)
         except SandboxUnavailable:
             spawned = None  # the next submission tries again
         with self._lock:
@@ -332,7 +157,7 @@ class Pool:
                 self._install(*spawned)
                 return
         if spawned is not None:  # closed meanwhile
-            self._stop_process(spawned[0])
+            zygote_process.stop(spawned[0])
 
     def close(self) -> None:
         """Stop the zygote and all its children; idempotent."""
@@ -343,43 +168,12 @@ class Pool:
             process, writer = self._process, self._writer
             restarter = self._restarter
         if restarter is not None and restarter is not threading.current_thread():
-            restarter.join(timeout=START_TIMEOUT + 5)  # it stops what it started
+            restarter.join(timeout=zygote_process.START_TIMEOUT + 5)  # it stops what it started
         if process is not None:
-            self._stop_process(process, writer)
+            zygote_process.stop(process, writer)
         if self._reader is not None and self._reader is not threading.current_thread():
             self._reader.join(timeout=5)
         self._fail_pending(SandboxUnavailable("the sandbox pool was closed"))
-
-    @staticmethod
-    def _stop_process(process: subprocess.Popen[bytes], writer: _Writer | None = None) -> None:
-        stop = protocol.encode_order(protocol.STOP)
-        try:
-            assert process.stdin is not None
-            if writer is not None:  # after what it has queued, from its own thread
-                writer.put(stop)
-                writer.finish(timeout=1.0)
-            else:
-                process.stdin.write(stop)
-            process.stdin.close()
-        except (BrokenPipeError, OSError, ValueError):
-            pass
-        try:
-            process.wait(timeout=3)
-        except subprocess.TimeoutExpired:
-            pass
-        # The zygote's children are in their own sessions; the zygote kills them when it stops,
-        # and each child also has a parent-death signal. Kill the zygote's group to be certain.
-        try:
-            os.killpg(process.pid, 9)
-        except (ProcessLookupError, PermissionError):
-            pass
-        process.wait()
-        for stream in (process.stdin, process.stdout):
-            if stream is not None:
-                try:
-                    stream.close()
-                except OSError:
-                    pass
 
     def __enter__(self) -> Pool:
         return self
@@ -499,7 +293,7 @@ class Pool:
         return self.submit(job).result(timeout)
 
     def _read_results(
-        self, process: subprocess.Popen[bytes], reader: framing.FrameReader, writer: _Writer
+        self, process: subprocess.Popen[bytes], reader: framing.FrameReader, writer: Writer
     ) -> None:
         assert process.stdout is not None
         fd = process.stdout.fileno()
@@ -524,7 +318,7 @@ class Pool:
             if self._process is process:
                 self._process = None
             lost = list(self._pending)  # all of them were this zygote's
-        self._stop_process(process, writer)  # also reaps a dead one and closes its pipes
+        zygote_process.stop(process, writer)  # also reaps a dead one and closes its pipes
         self._fail_pending(SandboxUnavailable("the sandbox stopped while grading"), lost)
         with self._lock:
             self._restart_soon()  # now, not when the next submission finds it gone

@@ -32,7 +32,8 @@ def fresh_interpreter_json(program: str) -> Any:
 def printed_as_zygote(program: str) -> list[str]:
     """The words ``program`` prints, run as the pool starts the zygote: its interpreter flags and
     its environment (allocator settings, one BLAS thread); the project's root is ``sys.argv[1]``."""
-    from sandbox.pool import INTERPRETER_FLAGS, PROJECT_ROOT, zygote_environment
+    from sandbox.zygote_process import INTERPRETER_FLAGS, PROJECT_ROOT
+    from sandbox.zygote_process import environment as zygote_environment
 
     env = {**zygote_environment(), "PATH": os.environ.get("PATH", "")}
     return subprocess.run(

@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from sandbox.pool import INTERPRETER_FLAGS, zygote_environment
+from sandbox.zygote_process import INTERPRETER_FLAGS
+from sandbox.zygote_process import environment as zygote_environment
 
 LARGE_BLOCKS = """
 import numpy as np
