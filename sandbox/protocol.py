@@ -55,7 +55,7 @@ class RunOrder:
     spent_wall_ms: float = 0.0
     slow: bool = False  # demoted before (its child crashed): straight back to the slow lane
     # A driver's job calls the step hundreds of times: the zygote forks no spare while it runs
-    # in a fast slot (sandbox/zygote.py, spare_wanted).
+    # in a fast slot (sandbox/attempts.py, spare_wanted).
     long: bool = False
     # Its draws come from a generator argument: the zygote's next spares rehearse that path.
     generator: bool = False

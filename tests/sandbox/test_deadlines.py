@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 import time
 
+from sandbox.attempts import Attempt, Spare
 from sandbox.budget import DEMOTE_WALL_S, cpu_seconds
 from sandbox.limits import Limits
 from sandbox.mailbox import Mailbox
-from sandbox.zygote import Attempt, Spare
 
 LIMITS = Limits(time_ms=1000)
 

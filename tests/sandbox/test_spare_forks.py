@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from sandbox import Job, Limits, Pool, framing, protocol
+from sandbox.attempts import Attempt, spare_wanted
 from sandbox.job import RandomMode
 from sandbox.protocol import RunOrder
-from sandbox.zygote import Attempt, spare_wanted
 
 
 def attempt(long: bool = False) -> Attempt:
