@@ -11,14 +11,17 @@ from __future__ import annotations
 import csv
 import hmac
 import io
+import posixpath
 from collections.abc import Iterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import FileResponse, StreamingResponse
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app import history_queries
 from app.catalog import Catalog, Exercise
+from app.config import Settings
 from app.deps import CatalogDep, ExerciseDep, HistoryDep, SettingsDep
 from app.errors import JudgeError, NotFound
 from app.history import History
@@ -247,3 +250,39 @@ async def instructor_page(settings: SettingsDep) -> FileResponse:
     if settings.instructor_token is None:
         raise NotFound(UNSET_DETAIL)
     return FileResponse(STATIC_DIR / "instructor.html", media_type="text/html")
+
+
+# The page's own files: while the view is off, they are as absent as the page.
+PAGE_FILES = frozenset({"/static/instructor.html", "/static/instructor.js"})
+
+
+def is_instructor_path(path: str) -> bool:
+    """Whether a request path belongs to the instructor's view (API, page or its files),
+    after the normalisation the static files get (``/static/./instructor.html``)."""
+    path = posixpath.normpath("/" + path.lstrip("/"))
+    return (
+        path in ("/instructor", "/api/instructor")
+        or path.startswith(("/instructor/", "/api/instructor/"))
+        or path in PAGE_FILES
+    )
+
+
+class HiddenWhileOff:
+    """While ``JUDGE_INSTRUCTOR_TOKEN`` is unset, every instructor path answers the 404 of a
+    path that does not exist, to every method: the router alone would answer 405 to a POST,
+    which tells that the path is there, and the static files would serve the page itself."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and self.settings.instructor_token is None
+            and is_instructor_path(scope["path"])
+        ):
+            response = JSONResponse({"detail": UNSET_DETAIL}, status_code=404)
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)

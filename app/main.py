@@ -40,6 +40,7 @@ def create_app(settings: Settings | None = None, judge: Judge | None = None) -> 
         app.mount("/static", StaticFiles(directory=routes.STATIC_DIR), name="static")
     install_error_handlers(app)
     openapi_examples.install(app)
+    app.add_middleware(instructor_routes.HiddenWhileOff, settings=settings)
     app.add_middleware(
         LearnerGate,
         in_flight=settings.learner_in_flight,

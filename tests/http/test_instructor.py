@@ -31,10 +31,21 @@ def instructor(make_client: Callable[..., InProcessClient]) -> InProcessClient:
 
 def test_everything_is_404_without_a_token(make_client: Callable[..., InProcessClient]) -> None:
     client = make_client(GradingJudge())
-    for path in (*PATHS, "/instructor", "/api/instructor/anything"):
-        answer = client.get(path, headers=BEARER)
-        assert answer.status_code == 404, path
-        assert answer.json() == {"detail": "Not Found"}  # as for a path that does not exist
+    nowhere = client.post("/no/such/path")
+    page_files = ("/static/instructor.html", "/static/./instructor.js", "//static/instructor.html")
+    for path in (*PATHS, "/instructor", "/api/instructor/anything", *page_files):
+        for method in ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH"):
+            answer = client.request(method, path, headers=BEARER)
+            # As for a path that does not exist: not a 405, which would tell that it does.
+            assert answer.status_code == 404, (method, path)
+            if method != "HEAD":
+                assert answer.json() == nowhere.json() == {"detail": "Not Found"}
+
+
+def test_the_page_files_are_served_once_a_token_is_set(instructor: InProcessClient) -> None:
+    for path in ("/static/instructor.html", "/static/instructor.js"):
+        assert instructor.get(path).status_code == 200, path
+    assert instructor.post("/api/instructor/exercises", headers=BEARER).status_code == 405
 
 
 @pytest.mark.parametrize(
