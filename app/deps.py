@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Annotated, TypeVar
+from urllib.parse import urlsplit
 
 from fastapi import Depends, Path, Request
 from pydantic import ValidationError
@@ -100,15 +101,43 @@ async def read_capped_body(request: Request, cap: int) -> bytes:
 BodyModel = TypeVar("BodyModel", Submission, CustomRun)
 
 
+def _hostname(url: str) -> str | None:
+    """The host of a URL or of a ``host[:port]``, lower-cased, without port or brackets."""
+    try:
+        return urlsplit(url if "//" in url else "//" + url).hostname
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        return None
+
+
+def from_another_site(request: Request) -> bool:
+    """Whether a browser sent this request for a page of another site.
+
+    Any web page a learner visits could otherwise make their browser post code to a judge on
+    localhost (a form or a no-cors fetch needs no preflight). Browsers label such requests
+    ``Sec-Fetch-Site: cross-site``, and those that do not still send ``Origin`` with every
+    POST: refused when it names another host than the one the request was sent to (``null``,
+    from a sandboxed frame or a file, names none). Ports are not compared (a proxy may pass
+    the host without its port, as nginx's ``$host`` does), as the browsers' "site" does not.
+    Other clients (curl, scripts) send neither header and are unaffected.
+    """
+    headers = request.headers
+    if headers.get("sec-fetch-site") == "cross-site":
+        return True
+    origin = headers.get("origin")
+    if origin is None:
+        return False
+    if origin.strip().lower() == "null":
+        return True
+    own = _hostname(headers.get("host", ""))
+    return own is None or _hostname(origin) != own
+
+
 async def _read_code_body(
     request: Request, settings: Settings, exercise: Exercise, model: type[BodyModel]
 ) -> BodyModel:
     """A body holding learner code: size-capped first, then parsed and validated (422 if
     malformed), then the code's own cap."""
-    if request.headers.get("sec-fetch-site") == "cross-site":
-        # Any web page a learner visits could otherwise make their browser post code to a judge
-        # on localhost (a form or a no-cors fetch needs no preflight). Browsers label such
-        # requests; other clients (curl, scripts) send no such header and are unaffected.
+    if from_another_site(request):
         raise Forbidden("Submissions from another site's pages are refused.")
     body = await read_capped_body(request, settings.max_body_bytes)
     try:

@@ -177,8 +177,8 @@ async def get_exercise(exercise: ExerciseDep) -> ExercisePublic:
     "Broken learner code is a normal 200 report (status `error`). The body is refused with 413 "
     "once it exceeds its size cap (checked on Content-Length and while streaming, before any "
     "JSON parsing), or when the code is over the code cap; 503 with `Retry-After` when every "
-    "worker is busy and the queue is full; 403 when a browser labels the request as sent by "
-    "another site's page (`Sec-Fetch-Site: cross-site`).",
+    "worker is busy and the queue is full; 403 when a browser sent the request for another "
+    "site's page (`Sec-Fetch-Site: cross-site`, or an `Origin` naming another host).",
     openapi_extra={"requestBody": SUBMISSION_BODY},
     responses={
         200: {
