@@ -1,14 +1,16 @@
 """What `judge serve` checks before it listens: each problem is one line and a non-zero exit.
 
 An unusable setting (a JUDGE_* value, a database URL, a spool folder), a broken exercise folder,
-a mandatory sandbox layer off, or a reference solution that fails its own examples stops the
-start here, before uvicorn runs (whose failed start-up prints a traceback). A database that is
+a mandatory sandbox layer off, a reference solution that fails its own examples, or an address
+it cannot listen on stops the start here, before uvicorn runs (whose failed start-up prints a
+traceback). A database that is
 merely not up yet is not a reason to stop: the history retries it while the judge serves.
 """
 
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 
 from app.catalog import Catalog
@@ -86,6 +88,31 @@ def check_references(judge: Judge, catalog: Catalog) -> None:
         )
 
 
+def check_listening(host: str, port: int) -> None:
+    """Bind every address uvicorn will listen on, and let go: a port in use or a host that is
+    not this machine's is one line here, where uvicorn would log its start-up first and its
+    error after. (Last of the checks, so that it runs just before uvicorn binds them again.)"""
+    shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:
+        addresses = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except (socket.gaierror, UnicodeError) as exc:
+        raise StartupError(f"cannot listen on {shown}: {_reason(exc)}") from None
+    for family, kind, proto, _, address in addresses:
+        try:
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+                probe.bind(address)
+        except OSError as exc:
+            raise StartupError(f"cannot listen on {shown}: {_reason(exc)}") from None
+
+
+def _reason(exc: Exception) -> str:
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return text[:1].lower() + text[1:]
+
+
 def prepare(settings: Settings) -> Judge:
     """Every check that can stop the start; the warm judge to serve with, if they pass."""
     catalog = load_catalog(settings)
@@ -99,9 +126,13 @@ def prepare(settings: Settings) -> Judge:
     try:
         check_confinement(judge.health(), settings)
         check_references(judge, catalog)
+        check_listening(settings.host, settings.port)
     except UnsafeStart as exc:
         judge.close()
         raise StartupError(one_line(exc)) from None
+    except StartupError:
+        judge.close()
+        raise
     except BaseException:
         judge.close()
         raise

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,12 +19,13 @@ ROOT = Path(__file__).resolve().parents[1]
 JUDGE = shutil.which("judge", path=str(Path(sys.executable).parent)) or "judge"
 
 
-def serve(tmp: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def serve(tmp: Path, *where: str, **env: str) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
     environ["JUDGE_DATABASE_URL"] = f"sqlite:///{tmp / 'h.sqlite3'}"
     environ.update(env)
     return subprocess.run(
-        [JUDGE, "serve", "--port", "1"],  # never reached: each start is refused before
+        # The port is never listened on: each start is refused before.
+        [JUDGE, "serve", *(where or ("--port", "1"))],
         cwd=tmp,
         env=environ,
         capture_output=True,
@@ -97,3 +99,20 @@ def test_a_reference_that_fails_its_examples_stops_the_start(tmp_path: Path) -> 
     assert done.returncode == 3
     line = one_line(done)
     assert f"exercise {solution.parent.name}: its reference solution.py fails its own" in line
+
+
+def test_a_port_in_use_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = serve(tmp_path, "--host", "127.0.0.1", "--port", str(port))
+    assert done.returncode == 3
+    line = one_line(done)
+    assert f"cannot listen on 127.0.0.1:{port}: address already in use" in line
+
+
+def test_a_host_that_does_not_resolve_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    done = serve(tmp_path, "--host", "999.1.1.1", "--port", "8000")
+    assert done.returncode == 3
+    assert "cannot listen on 999.1.1.1:8000: " in one_line(done)
