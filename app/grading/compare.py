@@ -172,6 +172,9 @@ def type_problem(tagged: Any, spec: TypeSpec, what: str, names: tuple[str, ...] 
         return None if ok else f"{what} must be a bool, got {describe(tagged)}"
     if spec.name == "str":
         return None if kind == "str" else f"{what} must be a str, got {describe(tagged)}"
+    if kind == "too_big" and tagged.get("type") == spec.name:
+        # The right type, but nothing of it could be seen: say that, not "must be a tuple".
+        return f"{what} is a {spec.name} too large to report, so it cannot be checked"
     if kind != spec.name:
         return f"{what} must be a {spec.name}, got {describe(tagged)}"
     items = tagged.get("v")

@@ -40,6 +40,8 @@ def test_return_grammar() -> None:
         ),
         ({"t": "list", "v": [{"t": "bool", "v": True}]}, "must be an int, got bool (True)"),
         ({"t": "object", "type": "MyList", "repr": "[]"}, "must be a list, got MyList"),
+        ({"t": "too_big", "type": "list"}, "accepted_tokens is a list too large to report"),
+        ({"t": "too_big", "type": "tuple"}, "must be a list, got a tuple too large to report"),
     ],
 )
 def test_type_problems_say_exactly_what_is_wrong(value, message) -> None:
@@ -240,6 +242,13 @@ def test_a_tolerance_is_refused_unless_it_makes_sense(fields, complaint) -> None
 def test_the_default_tolerance_is_exact() -> None:
     assert EXACT.exact and Tolerance() == EXACT and not TOLERANT.exact
     assert EXACT.allows(0.3, 0.3) and not EXACT.allows(0.1 + 0.2, 0.3)
+
+
+def test_a_whole_value_too_large_to_report_is_not_told_its_type_is_wrong() -> None:
+    spec = parse_type("tuple[list[int], int]")
+    huge = {"t": "too_big", "type": "tuple"}
+    problem = cmp.type_problem(huge, spec, "your return value") or ""
+    assert problem == "your return value is a tuple too large to report, so it cannot be checked"
 
 
 def test_values_too_large_to_show_are_never_equal_not_even_to_each_other() -> None:
