@@ -83,7 +83,7 @@ INVALID: dict[int | str, dict[str, Any]] = {
 # What both grading endpoints refuse before anything runs (besides a malformed body).
 GRADING_REFUSALS: dict[int | str, dict[str, Any]] = {
     403: _error(
-        "Sent by another site's page (the browser said so in Sec-Fetch-Site).",
+        "Sent by another site's page (Sec-Fetch-Site: cross-site, or its Origin).",
         "Submissions from another site's pages are refused.",
     ),
     **NOT_FOUND,
