@@ -12,8 +12,11 @@ With one thread, none of it is needed: no other thread can hold a lock the fork 
 the forking thread goes on as the child's only thread, with the same identity (the same
 ``pthread_self``, so the interpreter's and ``threading``'s idea of the main thread stay true).
 glibc's own fork handlers still run (its allocator's locks, the cached process and thread ids).
-The one callback a learner can tell apart is ``random``'s, and it is done here: each child draws
-other numbers from an unseeded ``random``, as before.
+The one callback a learner can tell apart is ``random``'s, and it is done here, in the parent,
+just before each fork: the child starts with a state of its own drawn from ``os.urandom``, so
+each child draws other numbers from an unseeded ``random``, as before. Reseeding in the child
+(``random.seed()``, as the callback does) wrote ~45 pages there, the Python wrapper's and the
+generator's; in the zygote the same state is written into pages it writes anyway.
 
 The zygote checks once, before the first fork, that it runs a single thread (``lean_fork``);
 if it does not, every fork is ``os.fork()``. Nor does the lean fork clear the interpreter's
@@ -32,6 +35,8 @@ __all__ = ["fork", "lean_fork", "single_threaded"]
 # PyDLL: the call keeps the GIL, so the child starts holding it, as the forking thread did.
 _LIBC = ctypes.PyDLL(None, use_errno=True)
 _lean = False
+# The C method under random.seed(): seed(None) reads a new state from os.urandom.
+_reseed = super(random.Random, random._inst).seed
 
 
 def single_threaded() -> bool:
@@ -54,10 +59,9 @@ def fork() -> int:
     """Like ``os.fork()``: 0 in the child, the child's pid in the parent; OSError on failure."""
     if not _lean:
         return os.fork()
+    _reseed(None)  # the state this child starts from, which no other child had
     pid = int(_LIBC.fork())
     if pid < 0:
         code = ctypes.get_errno()
         raise OSError(code, f"fork: {os.strerror(code)}")
-    if pid == 0:
-        random.seed()  # what random's own after-fork callback does: a fresh state per child
     return pid

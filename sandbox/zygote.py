@@ -13,6 +13,7 @@ while children share its memory costs a copy-on-write fault.
 
 from __future__ import annotations
 
+import _signal
 import gc
 import os
 import selectors
@@ -247,8 +248,10 @@ class Zygote:
         status = 0
         try:
             os.setsid()
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            # The C functions, with plain ints: signal.signal's wrapper converts to and from
+            # enums, Python code that wrote ~25 pages of a child that never needs it again.
+            _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+            _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
             gc.disable()  # a child lives for one job: collecting would only copy pages
             self.selector = None  # type: ignore[assignment]  # the zygote's, not ours
             # Other children's mailboxes are mapped here too (inherited): unmap them, or this
