@@ -16,6 +16,8 @@ def trace(probs, top_p, rng):
     # <source> <running>": the nucleus in its order, and the sum that reached top_p.
     if reached is None:
         how = f"every token: the total {total!r} stays below top_p = {top_p:g} by round-off"
+    elif len(kept) == 1:  # one token: its probability alone, no sum to show
+        how = f"its probability {reached:.10g} >= top_p = {top_p:g}"
     elif len(kept) <= 8:
         terms = " + ".join(f"{probs[i]:.10g}" for i in kept)
         how = f"by probability, {terms} = {reached:.10g} >= top_p = {top_p:g}"
