@@ -172,6 +172,18 @@ def test_a_custom_input_is_explained_from_the_reference_run_on_demand(
     )
 
 
+def test_a_draw_beside_a_boundary_is_shown_with_the_digits_that_tell_them_apart(
+    judge: Judge, catalog: Catalog
+) -> None:
+    # Four digits would read "u = 0.7; u falls in [0.7, 0.8)", which explains nothing.
+    exercise = catalog.get("sampling-inverse-cdf")
+    code = "def sample_token(probs, rng):\n    rng.random()\n    return 6\n"
+    inputs = {"probs": [0.1] * 10, "rng": {"scripted": [0.70000001]}}
+    message = judge.run_custom(exercise, code, inputs).tests[0].message or ""
+    assert "draw 1 gave u = 0.70000001;" in message, message
+    assert "u falls in [0.7, 0.8): token 7" in message, message
+
+
 def test_a_zero_over_zero_ratio_is_explained_as_the_reference_decided_it(
     judge: Judge, catalog: Catalog
 ) -> None:

@@ -16,18 +16,30 @@ from app.grading import compare
 from sandbox import CaseRun
 
 
-def number(value: Any) -> str:
-    """A number as a learner reads it: four significant digits, no exponent for the usual."""
+def number(value: Any, digits: int = 4) -> str:
+    """A number as a learner reads it: four significant digits (or ``digits``), no exponent for
+    the usual."""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return str(value)
     if math.isinf(value):
         return "infinity" if value > 0 else "-infinity"
     if value == 0:
         return "0"
-    text = f"{value:.4g}"
+    text = f"{value:.{digits}g}"
     if "e" in text and 1e-6 <= abs(value) < 1e6:
-        text = f"{value:.6f}".rstrip("0").rstrip(".")
+        text = f"{value:.{digits + 2}f}".rstrip("0").rstrip(".")
     return text
+
+
+def digits_apart(value: Any, *others: Any) -> int:
+    """The fewest significant digits (four at least) at which ``value`` reads differently from
+    each of ``others`` it differs from: a draw of 0.70000001 beside a boundary of 0.7 must not
+    read "u = 0.7, which falls in [0.7, 0.8)" (17 digits tell any two floats apart)."""
+    for digits in (4, 6, 8, 10, 12, 14, 17):
+        shown = number(value, digits)
+        if all(other == value or number(other, digits) != shown for other in others):
+            return digits
+    return 17
 
 
 def _numbers(values: Sequence[Any]) -> str:
@@ -72,14 +84,14 @@ def _accept_sentence(step: dict[str, Any]) -> str:
         rule = f"a = 1 (the draft's probability of token {step['token']} is 0)"
     else:
         rule = f"a = min(1, {number(target)} / {number(draft)}) = {number(a)}"
+    digits = digits_apart(u, a)
+    shown_u, shown_a = number(u, digits), number(a, digits)
     if step["accepted"]:
-        decision = f"{var} = {number(u)} < {number(a)}: accepted"
+        decision = f"{var} = {shown_u} < {shown_a}: accepted"
     else:
         tie = " (exactly equal: the test is strict)" if u == a else ""
-        decision = f"{var} = {number(u)} >= {number(a)}{tie}: rejected"
-    return (
-        f"token {step['token']}: draw {step['draw']} gave {var} = {number(u)}; {rule}; {decision}"
-    )
+        decision = f"{var} = {shown_u} >= {shown_a}{tie}: rejected"
+    return f"token {step['token']}: draw {step['draw']} gave {var} = {shown_u}; {rule}; {decision}"
 
 
 def _sample_sentence(step: dict[str, Any]) -> str:
@@ -91,10 +103,12 @@ def _sample_sentence(step: dict[str, Any]) -> str:
         made = f"{source} = {_numbers(step['raw'])}, normalised {_numbers(weights)}"
     else:
         made = f"{source} = {_numbers(weights)}"
+    u = step["u"]
+    digits = digits_apart(u, low, high)
     return (
         f"the next token came from {made}, running sums {_numbers(step['running'])}; "
-        f"draw {step['draw']} gave {var} = {number(step['u'])}, which falls in "
-        f"[{number(low)}, {number(high)}): token {step['token']}"
+        f"draw {step['draw']} gave {var} = {number(u, digits)}, which falls in "
+        f"[{number(low, digits)}, {number(high, digits)}): token {step['token']}"
     )
 
 
@@ -123,9 +137,10 @@ def _token_sentence(step: dict[str, Any]) -> str:
             f"by round-off; no running sum exceeds {var}, so the last token of probability "
             f"above 0: token {step['token']}"
         )
+    digits = digits_apart(u, low, high)
     return (
-        f"draw {step['draw']} gave {var} = {number(u)}; {sums}; {var} falls in "
-        f"[{number(low)}, {number(high)}): token {step['token']}"
+        f"draw {step['draw']} gave {var} = {number(u, digits)}; {sums}; {var} falls in "
+        f"[{number(low, digits)}, {number(high, digits)}): token {step['token']}"
     )
 
 
