@@ -28,9 +28,12 @@ TEST_KEYS = {
 def judge(
     *args: str, stdin: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
+    # The console script imports `app` from wherever the package was installed (an editable
+    # install may point at another checkout): this checkout's code comes first.
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     return subprocess.run(
         [JUDGE, *args], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-        input=stdin, env=None if env is None else {**os.environ, **env},
+        input=stdin, env={**os.environ, "PYTHONPATH": path, **(env or {})},
     )  # fmt: skip
 
 
