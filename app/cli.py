@@ -7,6 +7,7 @@ import argparse
 import importlib.util
 import json
 import os
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -56,22 +57,49 @@ class SubmissionFileError(ValueError):
     """The file given to ``judge grade`` cannot be a submission; the message says why."""
 
 
+# What a path is when it is no regular file. Such a path is refused before it is read: a named
+# pipe without a writer blocks the read forever, a device may never end or may wait for input.
+_NOT_REGULAR = (
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_a_source_file(name: str, mode: int) -> SubmissionFileError | None:
+    """Why a path of this mode cannot be read as a submission (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return SubmissionFileError(f"{name} is a directory, not a source file")
+    kind = next((what for test, what in _NOT_REGULAR if test(mode)), "not a regular file")
+    return SubmissionFileError(f"{name} is {kind}, not a regular file")
+
+
 def read_submission(name: str, cap: int) -> str:
-    """The file's text, if it is readable UTF-8 of at most ``cap`` bytes."""
+    """The file's text, if it is a regular file of readable UTF-8 of at most ``cap`` bytes."""
     from app.errors import code_over_cap
 
-    path = Path(name)
     try:
-        if path.is_dir():
-            raise SubmissionFileError(f"{name} is a directory, not a source file")
-        with path.open("rb") as source:
-            size = os.fstat(source.fileno()).st_size
-            # Never more than the cap and one byte: a huge file (or /dev/zero) is not read whole.
+        refused = _not_a_source_file(name, os.stat(name).st_mode)
+        if refused is not None:
+            raise refused
+        # O_NONBLOCK: should the path have become a named pipe since the stat, the open does
+        # not wait for a writer (and the fstat below refuses it); a regular file ignores it.
+        with open(os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as source:
+            status = os.fstat(source.fileno())
+            refused = _not_a_source_file(name, status.st_mode)
+            if refused is not None:
+                raise refused
+            size = status.st_size
+            # Never more than the cap and one byte: a file that grows, or one whose size says
+            # nothing (as under /proc), is not read whole.
             data = source.read(cap + 1)
     except OSError as exc:
         raise SubmissionFileError(f"cannot read {name}: {exc.strerror or exc}") from None
     if len(data) > cap:
-        if size > cap:  # a regular file: its size is known
+        if size > cap:  # its size is known
             raise SubmissionFileError(code_over_cap(size, cap, name))
         raise SubmissionFileError(f"{name} is over the size limit of {cap} bytes")
     try:

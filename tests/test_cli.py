@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -153,7 +154,35 @@ def test_a_file_that_cannot_be_a_submission_gets_one_line_and_exit_2(
 def test_an_endless_device_is_not_read_whole() -> None:
     done = judge("grade", "speculative-decoding-verify", "/dev/zero")
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == f"judge: /dev/zero is over the size limit of {CODE_CAP} bytes\n"
+    assert done.stderr == "judge: /dev/zero is a character device, not a regular file\n"
+
+
+def _named_pipe(tmp_path: Path) -> Path:
+    path = tmp_path / "pipe.py"
+    os.mkfifo(path)
+    return path
+
+
+def _socket(tmp_path: Path) -> Path:
+    path = tmp_path / "socket.py"
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+    return path
+
+
+@pytest.mark.parametrize("command", ["grade", "run"])
+@pytest.mark.parametrize(
+    ("make", "kind"), [(_named_pipe, "a named pipe"), (_socket, "a socket")], ids=["fifo", "socket"]
+)
+def test_a_path_that_is_no_regular_file_is_refused_unread(
+    tmp_path: Path, command: str, make: Any, kind: str
+) -> None:
+    # A named pipe nobody writes to would block the read forever: refused before it is opened.
+    path = make(tmp_path)
+    given = ("--input", VERIFY_INPUT) if command == "run" else ()
+    done = judge(command, "speculative-decoding-verify", str(path), *given)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"judge: {path} is {kind}, not a regular file\n"
 
 
 def test_a_file_of_exactly_the_cap_is_graded(tmp_path: Path) -> None:
