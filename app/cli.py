@@ -81,6 +81,8 @@ def read_submission(name: str, cap: int) -> str:
     """The file's text, if it is a regular file of readable UTF-8 of at most ``cap`` bytes."""
     from app.errors import code_over_cap
 
+    if not name:  # else it names the current directory: " is a directory, not a source file"
+        raise SubmissionFileError("no source file given (the file name is empty)")
     try:
         refused = _not_a_source_file(name, os.stat(name).st_mode)
         if refused is not None:

@@ -130,6 +130,10 @@ def _directory(tmp_path: Path) -> str:
     return str(tmp_path)
 
 
+def _empty_name(tmp_path: Path) -> str:
+    return ""
+
+
 @pytest.mark.parametrize(
     ("make", "needle"),
     [
@@ -137,8 +141,9 @@ def _directory(tmp_path: Path) -> str:
         (_missing, "cannot read {path}: No such file or directory"),
         (_directory, "{path} is a directory"),
         (_not_utf8, "is not UTF-8 text (byte 0xe9 at offset"),
+        (_empty_name, "judge: no source file given (the file name is empty)\n"),
     ],
-    ids=["over the size cap", "missing", "directory", "not UTF-8"],
+    ids=["over the size cap", "missing", "directory", "not UTF-8", "empty name"],
 )
 def test_a_file_that_cannot_be_a_submission_gets_one_line_and_exit_2(
     tmp_path: Path, make: Any, needle: str
