@@ -348,10 +348,13 @@ def build_parser() -> argparse.ArgumentParser:
         "check [ID...]: every rule of exercises/README.md, through the real sandbox; "
         "regen [ID...]: rewrite the cases' expected outputs from solution.py",
     )
-    exercises.add_argument("action", choices=["check", "regen", "new"])
+    actions = ("check", "regen", "new")
+    # The metavar is what usage shows anyway; argparse's "required" error would say "action".
+    exercises.add_argument("action", choices=actions, metavar="{" + ",".join(actions) + "}")
     exercises.add_argument(
         "ids",
         nargs="*",
+        default=[],  # else argparse counts a `*` positional as required and names it missing too
         metavar="ID",
         help="the exercises (new: exactly one; check, regen: every one when none)",
     )

@@ -229,6 +229,14 @@ def test_exercises_takes_its_folder_before_or_after_the_action(
     assert not (ROOT / "exercises" / "my-max").exists()
 
 
+def test_exercises_without_an_action_names_only_the_action_and_its_choices() -> None:
+    done = judge("exercises")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[-1] == (
+        "judge exercises: error: the following arguments are required: {check,regen,new}"
+    )
+
+
 def test_an_unknown_option_is_still_refused() -> None:
     done = judge("exercises", "check", "--no-such-option")
     assert done.returncode == 2
