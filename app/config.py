@@ -137,8 +137,19 @@ class Settings(BaseModel):
         return 6 * self.max_code_bytes + 4096
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, /, **overrides: Any) -> Settings:
-        """Settings from ``JUDGE_<NAME>`` variables, then explicit overrides; raises ConfigError."""
+    def from_env(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        /,
+        *,
+        given_as: Mapping[str, str] | None = None,
+        **overrides: Any,
+    ) -> Settings:
+        """Settings from ``JUDGE_<NAME>`` variables, then explicit overrides; raises ConfigError.
+
+        ``given_as`` names the overrides as the user gave them (``{"port": "--port"}``), so that
+        a refused one is not blamed on an environment variable nobody set.
+        """
         environ = os.environ if environ is None else environ
         raw: dict[str, str] = {}
         for name in cls.model_fields:
@@ -149,9 +160,13 @@ class Settings(BaseModel):
             from_strings = cls.model_validate_strings(raw)
             if not overrides:
                 return from_strings
-            return cls.model_validate({**from_strings.model_dump(exclude_unset=True), **overrides})
+            merged = {**from_strings.model_dump(exclude_unset=True), **overrides}
         except ValidationError as exc:
             raise ConfigError(_describe(exc)) from None
+        try:
+            return cls.model_validate(merged)
+        except ValidationError as exc:  # the environment passed alone: an override is refused
+            raise ConfigError(_describe(exc, given_as or {})) from None
 
     @classmethod
     def build(cls, **values: Any) -> Settings:
@@ -162,7 +177,7 @@ class Settings(BaseModel):
             raise ConfigError(_describe(exc)) from None
 
 
-def _describe(exc: ValidationError) -> str:
+def _describe(exc: ValidationError, given_as: Mapping[str, str] | None = None) -> str:
     problems = []
     for error in exc.errors():
         name = ".".join(str(part) for part in error["loc"]) or "settings"
@@ -171,5 +186,25 @@ def _describe(exc: ValidationError) -> str:
             given = redact(given)  # a database URL may carry a password
         if name == "instructor_token":
             given = "***"  # a secret, even when refused
-        problems.append(f"{ENV_PREFIX}{name.upper()}: {error['msg']} (got {given!r})")
+        flag = (given_as or {}).get(name)
+        if flag is None:
+            problems.append(f"{ENV_PREFIX}{name.upper()}: {error['msg']} (got {given!r})")
+        else:
+            shown = str(given) if isinstance(given, Path) else repr(given)
+            problems.append(f"{flag}: {_flag_problem(name, error)} (got {shown})")
     return "invalid settings: " + "; ".join(problems)
+
+
+def _flag_problem(name: str, error: Any) -> str:
+    """A refused command-line value in the command line's words: its whole range when it is
+    out of it (pydantic names only the bound it crossed), no "Value error, " prefix."""
+    if error["type"] in ("greater_than_equal", "less_than_equal"):
+        bounds = {
+            key: getattr(rule, key)
+            for rule in Settings.model_fields[name].metadata
+            for key in ("ge", "le")
+            if hasattr(rule, key)
+        }
+        if set(bounds) == {"ge", "le"}:
+            return f"must be between {bounds['ge']} and {bounds['le']}"
+    return str(error["msg"]).removeprefix("Value error, ")

@@ -18,6 +18,9 @@ from app.startup import StartupError, prepare
 
 log = logging.getLogger("judge")
 
+# `judge serve`'s options, by the setting each overrides: a refused value is named as given.
+SERVE_FLAGS = {"host": "--host", "port": "--port", "exercises_dir": "--exercises"}
+
 
 def server_config(app: Any, host: str, port: int) -> uvicorn.Config:
     """The one uvicorn configuration: the judge's, and the benchmarks' baseline server's."""
@@ -86,7 +89,7 @@ def serve(
     if reload_exercises:
         overrides["reload_exercises"] = True
     try:
-        settings = Settings.from_env(**overrides)
+        settings = Settings.from_env(given_as=SERVE_FLAGS, **overrides)
     except ConfigError as exc:
         _refuse(str(exc), 2)
     run(settings)

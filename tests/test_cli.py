@@ -266,6 +266,27 @@ def test_an_exercises_folder_that_is_not_one_is_one_line(
     assert f"{root}: not a folder of exercises" in said
 
 
+@pytest.mark.parametrize(
+    ("flags", "env", "said"),
+    [
+        (("--port", "99999"), {}, "--port: must be between 1 and 65535 (got 99999)"),
+        (("--port", "-1"), {}, "--port: must be between 1 and 65535 (got -1)"),
+        (("--host", "local host"), {}, "--host: must not contain whitespace (got 'local host')"),
+        ((), {"JUDGE_PORT": "70000"}, "JUDGE_PORT: Input should be less than or equal to 65535"),
+    ],
+    ids=["port too high", "port negative", "host", "from the environment"],
+)
+def test_serve_names_a_refused_setting_as_the_user_gave_it(
+    flags: tuple[str, ...], env: dict[str, str], said: str
+) -> None:
+    done = judge("serve", *flags, env=env)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"judge: cannot start: invalid settings: {said}"), done.stderr
+    assert done.stderr.count("\n") == 1
+    if flags:
+        assert "JUDGE_" not in done.stderr
+
+
 def test_exercises_check_of_a_folder_without_exercises_fails(tmp_path: Path) -> None:
     done = judge("--exercises", str(tmp_path), "exercises", "check")
     assert done.returncode == 1

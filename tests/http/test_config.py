@@ -77,6 +77,20 @@ def test_unsafe_environment_is_refused(env: dict[str, str], name: str) -> None:
         Settings.from_env(env)
 
 
+@pytest.mark.parametrize("port", [99999, -1])
+def test_a_refused_override_is_named_as_it_was_given(port: int) -> None:
+    with pytest.raises(ConfigError) as refused:
+        Settings.from_env({}, given_as={"port": "--port"}, port=port)
+    assert (
+        str(refused.value) == f"invalid settings: --port: must be between 1 and 65535 (got {port})"
+    )
+
+
+def test_a_refused_environment_variable_is_still_named_beside_a_valid_override() -> None:
+    with pytest.raises(ConfigError, match="^invalid settings: JUDGE_PORT: "):
+        Settings.from_env({"JUDGE_PORT": "70000"}, given_as={"port": "--port"}, port=8000)
+
+
 @pytest.mark.parametrize(
     "url",
     [
