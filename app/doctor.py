@@ -23,8 +23,20 @@ def history_state() -> dict[str, object]:
     return describe(url)
 
 
+def serving_workers() -> int | str:
+    """The workers `judge serve` would start with here (JUDGE_WORKERS, else one per core), or
+    why the settings cannot say."""
+    try:
+        return Settings.from_env().workers
+    except ConfigError as exc:
+        return str(exc)
+
+
 def doctor(catalog: Catalog, *, as_json: bool = False) -> int:
     history = history_state()
+    workers = serving_workers()
+    # One worker is enough to prove the layers with a grade of each reference; the count in
+    # force is the one the settings give `judge serve`.
     judge = Judge.create(workers=1, queue_size=1)
     try:
         layers = judge.pool.layers
@@ -45,7 +57,8 @@ def doctor(catalog: Catalog, *, as_json: bool = False) -> int:
             "kernel": platform.release(),
             "euid": os.geteuid(),
             "landlock_abi": judge.pool.landlock_abi,
-            "workers": judge.pool.workers,
+            "workers": workers if isinstance(workers, int) else None,
+            "check_workers": judge.pool.workers,
         }
     finally:
         judge.close()
@@ -68,10 +81,16 @@ def doctor(catalog: Catalog, *, as_json: bool = False) -> int:
             )
         )
         return 0 if healthy else 1
+    if not isinstance(workers, int):
+        serving = f"worker count unknown ({workers})"
+    else:
+        serving = f"{workers} worker(s)"
+        if workers != facts["check_workers"]:
+            serving += f" (this check used {facts['check_workers']})"
     print("judge doctor")
     print(
         f"  python {facts['python']}, kernel {facts['kernel']}, euid {facts['euid']}, "
-        f"Landlock ABI {facts['landlock_abi'] or 'none'}, {facts['workers']} worker(s)"
+        f"Landlock ABI {facts['landlock_abi'] or 'none'}, {serving}"
     )
     print("confinement layers:")
     for name, active in layers.items():

@@ -312,6 +312,16 @@ def test_doctor_shows_every_layer_and_grades_each_reference(tmp_path: Path) -> N
     assert f"on  sqlite:///{database}: {database} will be created on start" in done.stdout
 
 
+@pytest.mark.parametrize(
+    ("workers", "said"), [("2", "2 worker(s) (this check used 1)"), ("1", "1 worker(s)")]
+)
+def test_doctor_shows_the_workers_the_judge_would_serve_with(workers: str, said: str) -> None:
+    done = judge("doctor", env={"JUDGE_WORKERS": workers})
+    assert done.returncode == 0, done.stdout + done.stderr
+    facts = done.stdout.splitlines()[1]  # python ..., kernel ..., Landlock ABI ..., workers
+    assert facts.endswith(f", {said}"), facts
+
+
 WRONG_VERIFY = ROOT / "tests" / "solutions" / "speculative-decoding-verify"
 VERIFY_INPUT = (
     '{"draft_probs": [0.5, 0.5], "target_probs": [0.25, 0.5], "draft_tokens": [3, 4], '
