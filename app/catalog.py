@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
@@ -261,6 +262,30 @@ def _load_tolerance(raw: Any, meta_path: Path) -> Tolerance:
         raise ExerciseError(f"{meta_path}: [compare] {exc}") from None
 
 
+def _exercise_folders(root: Path) -> list[Path]:
+    """The folders under ``root`` that hold an exercise.toml."""
+    try:
+        return [p for p in root.iterdir() if (p / "exercise.toml").is_file()]
+    except OSError as exc:  # no such folder, a file, unreadable: the operator's one line
+        raise ExerciseError(f"{root}: not a folder of exercises ({exc.strerror})") from None
+
+
+def _listed(exercise: Exercise) -> tuple[int, str]:
+    """The catalog's order: by ``order``, then by id."""
+    return exercise.order, exercise.id
+
+
+def _related_problem(exercise: Exercise, present: Container[str], root: Path) -> str | None:
+    """An exercise ``related`` names that is not among ``present``, in words."""
+    for other in exercise.related:
+        if other not in present:
+            return (
+                f"{exercise.folder / 'exercise.toml'}: related exercise {other!r} not found "
+                f"in {root}"
+            )
+    return None
+
+
 class Catalog:
     """Every exercise under one folder, loaded once and looked up by id."""
 
@@ -269,20 +294,36 @@ class Catalog:
 
     @classmethod
     def load(cls, root: Path = EXERCISES_DIR) -> Catalog:
-        try:
-            folders = [p for p in root.iterdir() if (p / "exercise.toml").is_file()]
-        except OSError as exc:  # no such folder, a file, unreadable: the operator's one line
-            raise ExerciseError(f"{root}: not a folder of exercises ({exc.strerror})") from None
-        loaded = sorted(map(load_exercise, folders), key=lambda e: (e.order, e.id))
+        """Every exercise under ``root``, or an ExerciseError at the first broken folder."""
+        loaded = sorted(map(load_exercise, _exercise_folders(root)), key=_listed)
         exercises = {exercise.id: exercise for exercise in loaded}  # listed in this order
         for exercise in exercises.values():
-            for other in exercise.related:
-                if other not in exercises:
-                    raise ExerciseError(
-                        f"{exercise.folder / 'exercise.toml'}: related exercise {other!r} not "
-                        f"found in {root}"
-                    )
+            problem = _related_problem(exercise, exercises, root)
+            if problem is not None:
+                raise ExerciseError(problem)
         return cls(exercises)
+
+    @classmethod
+    def load_each(cls, root: Path = EXERCISES_DIR) -> tuple[Catalog, dict[Path, str]]:
+        """Each folder under ``root`` loaded on its own (`judge exercises check`): the sound
+        exercises, and what is wrong with each broken folder. ``load`` stops at the first."""
+        folders = sorted(_exercise_folders(root))
+        loaded, broken = [], {}
+        for folder in folders:
+            try:
+                loaded.append(load_exercise(folder))
+            except (ValueError, OSError) as exc:  # ExerciseError is a ValueError
+                broken[folder] = str(exc)
+        # A relation to a broken folder is not a second problem: that folder is reported.
+        present = {folder.name for folder in folders}
+        exercises = {}
+        for exercise in sorted(loaded, key=_listed):
+            problem = _related_problem(exercise, present, root)
+            if problem is None:
+                exercises[exercise.id] = exercise
+            else:
+                broken[exercise.folder] = problem
+        return cls(exercises), broken
 
     def get(self, exercise_id: str) -> Exercise | None:
         return self._exercises.get(exercise_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -12,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.exercise_copies import standalone_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 VERIFY = ROOT / "exercises" / "speculative-decoding-verify"
@@ -294,6 +297,28 @@ def test_exercises_check_of_a_folder_without_exercises_fails(tmp_path: Path) -> 
         done.stdout.strip()
         == f"FAIL  no exercise in {tmp_path} (no folder there holds an exercise.toml)"
     )
+
+
+def test_exercises_check_reports_each_broken_folder_and_still_checks_the_rest(
+    tmp_path: Path,
+) -> None:
+    broken = tmp_path / "aaa-broken"
+    broken.mkdir()
+    (broken / "exercise.toml").write_text("title = [\n")
+    verify = standalone_copy(VERIFY, tmp_path, "__pycache__")
+    toml = verify / "exercise.toml"
+    # Related to the broken one: that folder is reported once, not again as a missing relation.
+    related = re.sub(r"^related = .*$", 'related = ["aaa-broken"]', toml.read_text(), flags=re.M)
+    toml.write_text(related)
+    done = judge("--exercises", str(tmp_path), "exercises", "check")
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = [line for line in done.stdout.splitlines() if not line.startswith("note ")]
+    assert lines == [
+        f"FAIL  aaa-broken  ({broken})",
+        f"      {broken / 'exercise.toml'}: not valid TOML (Invalid value (at end of document))",
+        f"ok    speculative-decoding-verify  ({verify})",
+        "1 of 2 exercises valid",
+    ]
 
 
 def test_exercises_check_passes_on_the_built_in_exercises() -> None:

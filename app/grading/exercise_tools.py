@@ -220,29 +220,32 @@ def _caps_problems(exercise: Exercise) -> list[str]:
     return problems
 
 
-Work = Callable[[Judge, list[Exercise]], int]
+# The chosen exercises, and the broken folders among the chosen (always none for regen).
+Work = Callable[[Judge, list[Exercise], dict[Path, str]], int]
 
 
-def _for_exercises(root: Path, ids: Sequence[str], work: Work) -> int:
-    """Load the catalog (reporting a broken folder), pick ``ids`` (every exercise when none),
-    start a judge, run ``work``, stop it."""
+def _for_exercises(root: Path, ids: Sequence[str], work: Work, *, each: bool = False) -> int:
+    """Load the catalog (``each``: folder by folder, the broken ones handed to ``work``; else
+    stopping at a broken folder), pick ``ids`` (every exercise when none), start a judge, run
+    ``work``, stop it."""
     try:
-        catalog = Catalog.load(root)
+        catalog, broken = Catalog.load_each(root) if each else (Catalog.load(root), {})
     except ExerciseError as exc:
         print(f"FAIL  {exc}")
         return 1
-    if not len(catalog):
+    if not len(catalog) and not broken:
         print(f"FAIL  no exercise in {root} (no folder there holds an exercise.toml)")
         return 1
-    known = [exercise.id for exercise in catalog]
-    unknown = [i for i in ids if catalog.get(i) is None]
+    known = [exercise.id for exercise in catalog] + [folder.name for folder in broken]
+    unknown = [i for i in ids if i not in known]
     if unknown:
         print(f"FAIL  no exercise {unknown[0]!r} in {root}{nearest(unknown[0], known)}")
         return 1
     chosen = [catalog.get(i) for i in dict.fromkeys(ids)] if ids else list(catalog)
+    broken = {folder: why for folder, why in broken.items() if not ids or folder.name in ids}
     judge = Judge.create(workers=2, queue_size=16)
     try:
-        return work(judge, [exercise for exercise in chosen if exercise is not None])
+        return work(judge, [exercise for exercise in chosen if exercise is not None], broken)
     except ExerciseError as exc:
         print(f"FAIL  {exc}")
         return 1
@@ -251,23 +254,31 @@ def _for_exercises(root: Path, ids: Sequence[str], work: Work) -> int:
 
 
 def check_all(root: Path, ids: Sequence[str] = ()) -> int:
-    return _for_exercises(root, ids, _check_exercises)
+    """Check every folder, each on its own: a broken one is reported and the rest checked."""
+    return _for_exercises(root, ids, _check_exercises, each=True)
 
 
-def _check_exercises(judge: Judge, exercises: list[Exercise]) -> int:
-    failed = 0
+def _check_exercises(judge: Judge, exercises: list[Exercise], broken: dict[Path, str]) -> int:
+    failed = len(broken)
     maths, typeset = math_problems(exercises)
     if not typeset:
         print("note  no headless Chromium here: math checked for structure only, not by KaTeX")
+    for folder, why in broken.items():
+        _print_result(folder.name, folder, [why])
     for exercise in exercises:
         problems = maths[exercise.id] + check_exercise(judge, exercise)
-        print(f"{'FAIL' if problems else 'ok  '}  {exercise.id}  ({exercise.folder})")
-        for problem in problems:
-            # A message of many lines (a traceback) stays under its exercise, indented.
-            print("      " + problem.replace("\n", "\n        "))
+        _print_result(exercise.id, exercise.folder, problems)
         failed += bool(problems)
-    print(f"{len(exercises) - failed} of {len(exercises)} exercises valid")
+    total = len(exercises) + len(broken)
+    print(f"{total - failed} of {total} exercises valid")
     return 1 if failed else 0
+
+
+def _print_result(name: str, folder: Path, problems: list[str]) -> None:
+    print(f"{'FAIL' if problems else 'ok  '}  {name}  ({folder})")
+    for problem in problems:
+        # A message of many lines (a traceback) stays under its exercise, indented.
+        print("      " + problem.replace("\n", "\n        "))
 
 
 def format_cases(cases: list[dict[str, Any]]) -> str:
@@ -294,7 +305,7 @@ def regenerate_all(root: Path, ids: Sequence[str] = ()) -> int:
     return _for_exercises(root, ids, _regenerate_exercises)
 
 
-def _regenerate_exercises(judge: Judge, exercises: list[Exercise]) -> int:
+def _regenerate_exercises(judge: Judge, exercises: list[Exercise], broken: dict[Path, str]) -> int:
     for exercise in exercises:
         regenerate(judge, exercise)
     return 0
