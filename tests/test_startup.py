@@ -22,6 +22,9 @@ JUDGE = shutil.which("judge", path=str(Path(sys.executable).parent)) or "judge"
 def serve(tmp: Path, *where: str, **env: str) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")}
     environ["JUDGE_DATABASE_URL"] = f"sqlite:///{tmp / 'h.sqlite3'}"
+    # The console script imports `app` from wherever the package was installed (an editable
+    # install may point at another checkout): this checkout's code comes first.
+    environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), environ.get("PYTHONPATH")]))
     environ.update(env)
     return subprocess.run(
         # The port is never listened on: each start is refused before.
