@@ -21,10 +21,14 @@ if TYPE_CHECKING:
 
 
 def _load_catalog(root: Path) -> Catalog:
+    """The exercises under ``root``; else one stderr line, and exit 1."""
     try:
-        return Catalog.load(root)
+        catalog = Catalog.load(root)
     except ExerciseError as exc:
         raise SystemExit(f"judge: invalid exercise folder: {exc}") from None
+    if not len(catalog):  # else "unknown exercise 'x' (known: )", or a doctor of nothing
+        raise SystemExit(f"judge: no exercise folders in {root}")
+    return catalog
 
 
 def print_report(report: Report, stream=sys.stdout) -> None:  # type: ignore[no-untyped-def]

@@ -29,9 +29,12 @@ class StartupError(Exception):
 
 def load_catalog(settings: Settings) -> Catalog:
     try:
-        return Catalog.load(settings.exercises_dir)
+        catalog = Catalog.load(settings.exercises_dir)
     except (ValueError, OSError) as exc:  # ExerciseError is a ValueError
         raise StartupError(f"broken exercise folder: {one_line(exc)}") from None
+    if not len(catalog):  # a judge of nothing: most likely the wrong folder
+        raise StartupError(f"no exercise folders in {settings.exercises_dir}")
+    return catalog
 
 
 def check_history(settings: Settings) -> None:

@@ -295,8 +295,23 @@ def test_exercises_check_of_a_folder_without_exercises_fails(tmp_path: Path) -> 
     assert done.returncode == 1
     assert (
         done.stdout.strip()
-        == f"FAIL  no exercise in {tmp_path} (no folder there holds an exercise.toml)"
+        == f"FAIL  no exercise folders in {tmp_path} (none there holds an exercise.toml)"
     )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("grade", "speculative-decoding-verify", str(VERIFY / "solution.py")),
+        ("run", "speculative-decoding-verify", str(VERIFY / "solution.py"), "--input", "{}"),
+        ("doctor",),
+    ],
+)
+def test_a_folder_without_exercises_is_said_so(tmp_path: Path, command: tuple[str, ...]) -> None:
+    (tmp_path / "notes").mkdir()  # a folder, but no exercise.toml in it
+    done = judge("--exercises", str(tmp_path), *command)
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr == f"judge: no exercise folders in {tmp_path}\n"
 
 
 def test_exercises_check_reports_each_broken_folder_and_still_checks_the_rest(

@@ -94,6 +94,15 @@ def test_a_broken_exercise_folder_is_one_line_and_exit_3(tmp_path: Path) -> None
     assert "broken exercise folder" in line and str(broken) in line
 
 
+def test_a_folder_without_exercises_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    # Serving nothing is no judge: most likely the wrong folder was named.
+    empty = tmp_path / "exercises"
+    empty.mkdir()
+    done = serve(tmp_path, JUDGE_EXERCISES_DIR=str(empty))
+    assert done.returncode == 3
+    assert one_line(done) == f"judge: cannot start: no exercise folders in {empty}"
+
+
 def test_a_reference_that_fails_its_examples_stops_the_start(tmp_path: Path) -> None:
     root = copy_exercises(tmp_path)
     solution = sorted(root.glob("*/solution.py"))[-1]  # any one shows the rule

@@ -234,7 +234,7 @@ def _for_exercises(root: Path, ids: Sequence[str], work: Work, *, each: bool = F
         print(f"FAIL  {exc}")
         return 1
     if not len(catalog) and not broken:
-        print(f"FAIL  no exercise in {root} (no folder there holds an exercise.toml)")
+        print(f"FAIL  no exercise folders in {root} (none there holds an exercise.toml)")
         return 1
     known = [exercise.id for exercise in catalog] + [folder.name for folder in broken]
     unknown = [i for i in ids if i not in known]
