@@ -20,15 +20,18 @@ if TYPE_CHECKING:
     from app.grading import Judge
 
 
-def _load_catalog(root: Path) -> Catalog:
-    """The exercises under ``root``; else one stderr line, and exit 1."""
+def _load_catalog(root: Path, *, status: int) -> Catalog:
+    """The exercises under ``root``; else one stderr line, and exit ``status``."""
     try:
         catalog = Catalog.load(root)
     except ExerciseError as exc:
-        raise SystemExit(f"judge: invalid exercise folder: {exc}") from None
-    if not len(catalog):  # else "unknown exercise 'x' (known: )", or a doctor of nothing
-        raise SystemExit(f"judge: no exercise folders in {root}")
-    return catalog
+        problem = f"invalid exercise folder: {exc}"
+    else:
+        if len(catalog):
+            return catalog
+        problem = f"no exercise folders in {root}"  # else "unknown exercise 'x' (known: )"
+    print(f"judge: {problem}", file=sys.stderr)
+    raise SystemExit(status)
 
 
 def print_report(report: Report, stream=sys.stdout) -> None:  # type: ignore[no-untyped-def]
@@ -119,7 +122,8 @@ def read_submission(name: str, cap: int) -> str:
 
 def _exercise_and_code(args: argparse.Namespace) -> tuple[Exercise, str] | None:
     """The named exercise and the file's code, or None after one stderr line."""
-    catalog = _load_catalog(args.exercises)
+    # 2 as for any other reason the command could not grade: 1 would say "not accepted".
+    catalog = _load_catalog(args.exercises, status=2)
     exercise = catalog.get(args.exercise_id)
     if exercise is None:
         known = ", ".join(e.id for e in catalog)
@@ -233,7 +237,7 @@ def _new_exercise(root: Path, ids: list[str]) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from app.doctor import doctor
 
-    return doctor(_load_catalog(args.exercises), as_json=args.json)
+    return doctor(_load_catalog(args.exercises, status=1), as_json=args.json)  # 1: not OK
 
 
 def _tooling() -> None:

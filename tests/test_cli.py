@@ -264,7 +264,8 @@ def test_an_exercises_folder_that_is_not_one_is_one_line(
         root.write_text("not a folder\n")
     done = judge("--exercises", str(root), *command)
     said = (done.stdout + done.stderr).strip()
-    assert done.returncode == 1, said
+    # grade could not grade (2, not "not accepted"); check fails, doctor is not OK (1)
+    assert done.returncode == (2 if command[0] == "grade" else 1), said
     assert "Traceback" not in said and len(said.splitlines()) == 1, said
     assert f"{root}: not a folder of exercises" in said
 
@@ -310,8 +311,22 @@ def test_exercises_check_of_a_folder_without_exercises_fails(tmp_path: Path) -> 
 def test_a_folder_without_exercises_is_said_so(tmp_path: Path, command: tuple[str, ...]) -> None:
     (tmp_path / "notes").mkdir()  # a folder, but no exercise.toml in it
     done = judge("--exercises", str(tmp_path), *command)
-    assert done.returncode != 0 and done.stdout == ""
+    assert done.returncode == (1 if command == ("doctor",) else 2) and done.stdout == ""
     assert done.stderr == f"judge: no exercise folders in {tmp_path}\n"
+
+
+@pytest.mark.parametrize("command", ["grade", "run"])
+def test_a_broken_exercises_folder_could_not_grade_exit_2(tmp_path: Path, command: str) -> None:
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "exercise.toml").write_text("title = [\n")
+    given = ("--input", VERIFY_INPUT) if command == "run" else ()
+    done = judge(
+        "--exercises", str(tmp_path), command, "broken", str(VERIFY / "solution.py"), *given
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert (
+        done.stderr.startswith("judge: invalid exercise folder: ") and done.stderr.count("\n") == 1
+    )
 
 
 def test_exercises_check_reports_each_broken_folder_and_still_checks_the_rest(
