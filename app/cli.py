@@ -304,8 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     serve = commands.add_parser("serve", help="start the web judge")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--host", help="interface to listen on (default: $JUDGE_HOST or 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default: $JUDGE_PORT or 8000)")
     serve.add_argument(
         "--allow-unconfined",
         action="store_true",

@@ -73,15 +73,20 @@ def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
 
 
 def serve(
-    host: str,
-    port: int,
+    host: str | None,
+    port: int | None,
     *,
     allow_unconfined: bool = False,
     exercises: Path | None = None,
     reload_exercises: bool = False,
 ) -> None:
-    """`judge serve`: environment settings, overridden by the command line."""
-    overrides: dict[str, object] = {"host": host, "port": port}
+    """`judge serve`: environment settings, overridden by the command line (a flag not given
+    leaves JUDGE_HOST, JUDGE_PORT or the default in force)."""
+    overrides: dict[str, object] = {}
+    if host is not None:
+        overrides["host"] = host
+    if port is not None:
+        overrides["port"] = port
     if allow_unconfined:
         overrides["allow_unconfined"] = True
     if exercises is not None:

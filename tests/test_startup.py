@@ -128,3 +128,13 @@ def test_a_host_that_does_not_resolve_is_one_line_and_exit_3(tmp_path: Path) -> 
     done = serve(tmp_path, "--host", "999.1.1.1", "--port", "8000")
     assert done.returncode == 3
     assert "cannot listen on 999.1.1.1:8000: " in one_line(done)
+
+
+def test_judge_port_is_in_force_unless_port_is_given(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = serve(tmp_path, "--host", "127.0.0.1", JUDGE_PORT=str(port))
+    assert done.returncode == 3
+    assert f"cannot listen on 127.0.0.1:{port}: address already in use" in one_line(done)
