@@ -191,11 +191,14 @@ def _graded(grade: Callable[[Judge], Report], *, workers: int, what: str, as_jso
     """Start a judge, grade with it, print the report: exit 0 if it passed, 1 if not, 2 when
     the sandbox could not grade at all (down or busy: one line, no traceback)."""
     from app.errors import JudgeError
-    from app.grading import Judge
+    from app.grading import BadInput, Judge
 
     judge = Judge.create(workers=workers, queue_size=2)
     try:
         report = grade(judge)
+    except BadInput as exc:  # found only once the reference ran on it
+        print(f"judge: bad input: {exc.detail}", file=sys.stderr)
+        return 2
     except JudgeError as exc:
         print(f"judge: could not {what}: {exc.detail}", file=sys.stderr)
         return 2

@@ -222,8 +222,9 @@ async def submit(grading: GradingDep) -> Response:
     "per parameter), each in its own confined child, and compares them by the grading rules: "
     "a report with `mode: custom` and one test (`group: custom`) whose `expected` is the "
     "reference's result. The input is checked first: 422 naming the parameter when it does not "
-    "fit the exercise's parameter kinds or size caps. An input the reference cannot handle is "
-    "reported in the test's message.",
+    "fit the exercise's parameter kinds or size caps; 422 too when the learner's code loads "
+    "but the reference cannot answer the input (it raises, runs out of scripted numbers, time "
+    "or memory): the input is outside what the exercise accepts.",
     openapi_extra={"requestBody": CUSTOM_BODY},
     responses={
         200: {
@@ -232,7 +233,8 @@ async def submit(grading: GradingDep) -> Response:
         **GRADING_REFUSALS,
         422: {
             "model": ErrorBody,
-            "description": "Malformed body, or an input that does not fit the parameters.",
+            "description": "Malformed body, an input that does not fit the parameters, or one "
+            "the reference cannot answer.",
         },
         503: _error("Saturated: retry after Retry-After seconds.", "The judge is busy."),
     },

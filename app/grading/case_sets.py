@@ -138,6 +138,44 @@ def reference_problem(exercise: Exercise, result: RunResult | None, index: int) 
     }.get(run.outcome, f"the reference did not finish ({run.outcome.value}){detail}")
 
 
+# How the reference's run on a learner's own input can end that shows the input, not the code,
+# to be the problem: it fits the declared kinds and caps, but not what the exercise assumes of
+# it (a row too few, a token past the vocabulary: relations [custom] cannot state).
+_INPUT_OUTCOMES = {
+    Outcome.raised: "the reference raised",
+    Outcome.bad_input: "it cannot be made into the function's arguments",
+    Outcome.timeout: "the reference ran out of time on it",
+    Outcome.memory: "the reference ran out of memory on it",
+    Outcome.output: "the reference's result on it is too large to report",
+    Outcome.crashed: "the reference's process ended before it answered",
+}
+
+
+def input_refusal(exercise: Exercise, result: RunResult | None) -> str | None:
+    """The 422's detail when the reference's run on one custom input shows that input to be
+    outside what the exercise accepts (None when the reference answered, or failed for a
+    reason of the judge's own): named by the parameter where the outcome tells which."""
+    if result is None or result.setup is not None or not result.cases:
+        return None
+    run = result.cases[0]
+    if run.outcome is Outcome.exhausted and exercise.random_argument is not None:
+        return (
+            f"input.{exercise.random_argument}: the reference needs more scripted numbers "
+            "than this input holds"
+        )
+    if run.outcome is Outcome.returned:
+        too_big = isinstance(run.value, dict) and run.value.get("t") == "too_big"
+        why = "the reference's result on it is too large to compare" if too_big else None
+    else:
+        why = _INPUT_OUTCOMES.get(run.outcome)
+        error = run.error
+        if why is not None and error is not None and error.message:
+            why += f" {error.type}: {error.message}"
+    if why is None:
+        return None
+    return f"input: outside what this exercise accepts (its statement says what it takes): {why}"
+
+
 def expected_cases(
     exercise: Exercise,
     inputs: list[dict[str, Any]],

@@ -18,6 +18,7 @@ from app.catalog import Case, Exercise
 from app.errors import JudgeError, PayloadTooLarge, Saturated, code_bytes, code_over_cap
 from app.grading import case_sets, custom_input, distribution_jobs, reports
 from app.grading.case_sets import RandomSet
+from app.grading.custom_values import BadInput
 from app.grading.grade_plan import GradePlan, RunningGrade, draws_random_cases, plan_grade
 from app.schemas import CaseResult, Mode, Report, Status
 from sandbox import (
@@ -261,7 +262,8 @@ class Judge:
 
     async def run_custom_async(self, exercise: Exercise, code: str, raw_input: Any) -> Report:
         """The learner's function and the reference on one input of the learner's, side by
-        side; raises BadInput (422, naming the parameter) before anything runs."""
+        side; raises BadInput (422, naming the parameter) before anything runs, or after, when
+        the reference shows the input to be outside what the exercise accepts."""
         started = time.perf_counter()
         notes = custom_input.validate(exercise, raw_input)
         inputs = [custom_input.ordered(exercise, raw_input)]
@@ -273,6 +275,11 @@ class Judge:
         cases = case_sets.expected_cases(
             exercise, inputs, expected, custom_input.CUSTOM_CASE_NAME, "custom"
         )
+        refusal = case_sets.input_refusal(exercise, expected)
+        if refusal is not None and result.setup is None:
+            # The learner's code loaded; the reference cannot answer this input: the input's
+            # fault, not the learner's, so a 422 beside the input, not a runtime error.
+            raise BadInput(refusal)
         duration = (time.perf_counter() - started) * 1000
         report = reports.build_report(exercise, result, duration, cases, Mode.custom)
         if cases[0].reference_problem and result.setup is None:

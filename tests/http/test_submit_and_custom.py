@@ -231,11 +231,37 @@ def test_an_input_the_reference_cannot_handle_is_reported_not_a_500(
     assert response.status_code == 200
     (test,) = response.json()["tests"]
     assert "p row 0 is not a probability distribution" in test["message"]
-    # a scripted generator shorter than the reference needs: no verdict, and it says why
+    # a scripted generator shorter than the reference needs: the input's fault, named
     short = {**RESAMPLE_INPUT, "rng": {"scripted": [0.5]}}
-    body = api.post(f"{RESAMPLE}/runs", json={"code": code, "input": short}).json()
-    assert body["tests"][0]["status"] == "error"
-    assert "the reference needs more scripted numbers" in body["tests"][0]["message"]
+    refused = api.post(f"{RESAMPLE}/runs", json={"code": code, "input": short})
+    assert refused.status_code == 422
+    assert refused.json()["detail"] == (
+        "input.rng: the reference needs more scripted numbers than this input holds"
+    )
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # one row of p where a draft of two needs three (the first draft token accepted)
+        {"p": [[0.2, 0.5, 0.3]], "rng": {"scripted": [0.1, 0.1, 0.1]}},
+        {"draft": [7, 9]},  # tokens past the vocabulary
+    ],
+)
+def test_an_input_the_reference_cannot_run_is_a_422_not_the_learners_runtime_error(
+    api: InProcessClient, catalog: Catalog, change: dict[str, Any]
+) -> None:
+    # Kinds and caps cannot say how one parameter's size depends on another's; the reference
+    # can, by failing on it. The learner's code is not blamed for an input it was never meant
+    # to take.
+    code = _code(catalog, "speculative-decoding-resample")
+    response = api.post(
+        f"{RESAMPLE}/runs", json={"code": code, "input": {**RESAMPLE_INPUT, **change}}
+    )
+    assert response.status_code == 422
+    detail = response.json()["detail"]
+    assert detail.startswith("input: outside what this exercise accepts"), detail
+    assert "the reference raised IndexError" in detail
 
 
 BAD_INPUTS = [
