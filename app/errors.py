@@ -89,6 +89,12 @@ class UnsafeStart(RuntimeError):
     """A production start with a mandatory confinement layer missing (not an HTTP error)."""
 
 
+# The JSON parser's words for a \uD800-\uDFFF escape without its other half, which read as if
+# the escape were cut short ("unexpected end of hex escape") or name the wrong half.
+_SURROGATE_WORDS = ("unexpected end of hex escape", "lone leading surrogate in hex escape")
+_SURROGATE_TEXT = "an unpaired UTF-16 surrogate escape (\\ud800 to \\udfff) is not a character"
+
+
 def describe_validation(errors: Iterable[Mapping[str, Any]], prefix: str = "") -> str:
     """Pydantic/FastAPI error dicts as one line, e.g. ``body.code: Field required``."""
     parts = []
@@ -97,7 +103,11 @@ def describe_validation(errors: Iterable[Mapping[str, Any]], prefix: str = "") -
         if prefix and (not loc or loc[0] != prefix):
             loc.insert(0, prefix)
         where = ".".join(loc) or "request"
-        parts.append(f"{where}: {error.get('msg', 'invalid')}")
+        message = str(error.get("msg", "invalid"))
+        for words in _SURROGATE_WORDS:
+            if error.get("type") == "json_invalid" and words in message:
+                message = message.replace(words, _SURROGATE_TEXT)
+        parts.append(f"{where}: {message}")
     return "; ".join(parts) or "Malformed request."
 
 

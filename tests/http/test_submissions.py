@@ -150,6 +150,9 @@ def test_chunked_body_is_refused_without_reading_it_all(client: InProcessClient)
         (b'{"code": ', "body: Invalid JSON"),
         (b"", "body: Invalid JSON"),
         (b"not json", "body: Invalid JSON"),
+        # half a surrogate pair: named as such, not as an escape cut short
+        (b'{"code": "# \\ud800\\nx = 1"}', "an unpaired UTF-16 surrogate escape"),
+        (b'{"code": "\\udc00"}', "an unpaired UTF-16 surrogate escape"),
         (b"{}", "body.code: Field required"),
         (b'{"code": 12}', "body.code: Input should be a valid string"),
         (b'{"code": null}', "body.code: Input should be a valid string"),
