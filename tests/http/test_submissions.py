@@ -151,8 +151,11 @@ def test_chunked_body_is_refused_without_reading_it_all(client: InProcessClient)
         (b"", "body: Invalid JSON"),
         (b"not json", "body: Invalid JSON"),
         # half a surrogate pair: named as such, not as an escape cut short
-        (b'{"code": "# \\ud800\\nx = 1"}', "an unpaired UTF-16 surrogate escape"),
-        (b'{"code": "\\udc00"}', "an unpaired UTF-16 surrogate escape"),
+        (
+            b'{"code": "# \\ud800\\nx = 1"}',
+            "body: Invalid JSON: an unpaired UTF-16 surrogate escape",
+        ),
+        (b'{"code": "\\udc00"}', "body: Invalid JSON: an unpaired UTF-16 surrogate escape"),
         (b"{}", "body.code: Field required"),
         (b'{"code": 12}', "body.code: Input should be a valid string"),
         (b'{"code": null}', "body.code: Input should be a valid string"),
