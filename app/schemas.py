@@ -74,6 +74,10 @@ class Chart(BaseModel):
     statistic: float  # chi-square over the (pooled) bins
     threshold: float  # the statistic a correct step exceeds with probability below 1e-6
     passed: bool
+    # The chart's words: what was counted, per what, and the law's name beside the learner's.
+    counted: str = "first token"
+    unit: str = "steps"
+    law: str = "target p"
 
 
 class CaseResult(BaseModel):

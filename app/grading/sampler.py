@@ -317,6 +317,9 @@ def judge_input(
         statistic=round(statistic, 4) if math.isfinite(statistic) else 1e300,
         threshold=round(threshold, 4),
         passed=passed,
+        counted="token returned",
+        unit="calls",
+        law="exact law",
     )
     calls = f"over {trials} calls of {call_text(check, item)}"
     if impossible:

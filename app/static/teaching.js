@@ -5,7 +5,7 @@
  *     with plain SVG elements (no library, nothing fetched), or null for a malformed chart.
  *
  * The chart's fields come from the report (app/schemas.py, Chart): tokens, target, observed,
- * trials, statistic, threshold, passed.
+ * trials, statistic, threshold, passed, and its words: counted, unit, law.
  */
 (function () {
   "use strict";
@@ -39,15 +39,19 @@
     const slot = plotWidth / n;
     const bar = Math.max(1, Math.min(24, slot * 0.36));
     const y = (value) => MARGIN.top + plotHeight * (1 - value / top);
+    const words = (value, fallback) => (typeof value === "string" && value ? value : fallback);
+    const counted = words(data.counted, "first token");
+    const unit = words(data.unit, "steps");
+    const law = words(data.law, "target p");
+    const over = data.trials + " " + unit;
     const svg = node("svg", {
       class: "dist-chart",
       viewBox: "0 0 " + WIDTH + " " + HEIGHT,
       role: "img",
       "data-testid": "distribution-chart",
-      "aria-label":
-        "First token over " + data.trials + " steps: the target's probability beside your frequency, per token",
+      "aria-label": "Each " + counted + " over " + over + ": the " + law + " beside your frequency, per token",
     });
-    svg.append(node("title", {}, "Target p against your frequencies (" + data.trials + " steps)"));
+    svg.append(node("title", {}, "The " + law + " against your frequencies (" + over + ")"));
     // Axis and three gridlines, labelled in percent.
     for (const fraction of [0, 0.5, 1]) {
       const value = top * fraction;
@@ -58,7 +62,7 @@
       const middle = MARGIN.left + slot * (i + 0.5);
       const group = node("g", { class: "dist-chart__token", "data-testid": "chart-token", "data-token": token });
       const pairs = [
-        ["target", data.target[i], middle - bar - 1, "target p"],
+        ["target", data.target[i], middle - bar - 1, law],
         ["observed", data.observed[i], middle + 1, "your frequency"],
       ];
       for (const [kind, value, x, label] of pairs) {
@@ -78,11 +82,14 @@
     });
     const legendY = HEIGHT - 22;
     svg.append(node("rect", { class: "dist-chart__bar dist-chart__bar--target", x: MARGIN.left, y: legendY - 9, width: 10, height: 10 }));
-    svg.append(node("text", { class: "dist-chart__legend", x: MARGIN.left + 14, y: legendY }, "target p"));
+    svg.append(node("text", { class: "dist-chart__legend", x: MARGIN.left + 14, y: legendY }, law));
     svg.append(node("rect", { class: "dist-chart__bar dist-chart__bar--observed", x: MARGIN.left + 90, y: legendY - 9, width: 10, height: 10 }));
     svg.append(node("text", { class: "dist-chart__legend", x: MARGIN.left + 104, y: legendY }, "your frequency"));
-    const verdict = "\u03c7\u00b2 = " + Number(data.statistic).toFixed(2) + (data.passed ? " \u2264 " : " > ") +
-      Number(data.threshold).toFixed(2) + " \u00b7 " + data.trials + " steps";
+    // The sign is the statistic's own: a row can fail with a chi-square inside its threshold
+    // (a token the law gives probability 0), and its message says why.
+    const within = Number(data.statistic) <= Number(data.threshold);
+    const verdict = "\u03c7\u00b2 = " + Number(data.statistic).toFixed(2) + (within ? " \u2264 " : " > ") +
+      Number(data.threshold).toFixed(2) + " \u00b7 " + over;
     svg.append(node("text", { class: "dist-chart__legend", x: MARGIN.left, y: HEIGHT - 4, "data-testid": "chart-verdict" }, verdict));
     return svg;
   }

@@ -104,6 +104,39 @@ def test_the_chart_has_one_bar_pair_per_token(page: Any, server: Any) -> None:
     assert malformed is None
 
 
+def test_the_charts_words_and_sign_are_the_checks_own(page: Any, server: Any) -> None:
+    # A sampler check counts tokens per call against an exact law; a row that failed for a token
+    # of probability 0 can have its chi-square inside the threshold, and the caption says so.
+    from app.schemas import Chart
+
+    chart = Chart(
+        tokens=[0, 1],
+        target=[0.5, 0.5],
+        observed=[0.45, 0.55],
+        trials=400,
+        statistic=4.0,
+        threshold=35.0,
+        passed=False,
+        counted="token returned",
+        unit="calls",
+        law="exact law",
+    )
+    p = open_exercise(page, RESAMPLE)
+    drawn = p.evaluate(
+        """(chart) => {
+            const svg = window.JudgeTeaching.chart(chart);
+            return [svg.getAttribute('aria-label'), svg.querySelector('title').textContent,
+                    svg.querySelector('[data-testid=chart-verdict]').textContent];
+        }""",
+        json.loads(chart.model_dump_json()),
+    )
+    assert drawn == [
+        "Each token returned over 400 calls: the exact law beside your frequency, per token",
+        "The exact law against your frequencies (400 calls)",
+        "\u03c7\u00b2 = 4.00 \u2264 35.00 \u00b7 400 calls",
+    ]
+
+
 def test_submit_on_resample_draws_the_distribution_chart(page: Any, server: Any) -> None:
     exercise = server.api(f"/api/exercises/{RESAMPLE}")
     p = open_exercise(page, RESAMPLE)
