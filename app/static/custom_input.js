@@ -40,15 +40,26 @@
   function parseLiteral(text) {
     const trimmed = String(text).trim();
     if (!trimmed) throw new Error("is empty");
+    let value;
     try {
-      return JSON.parse(trimmed);
+      value = JSON.parse(trimmed);
     } catch (error) {
       try {
-        return JSON.parse(pythonToJson(trimmed));
+        value = JSON.parse(pythonToJson(trimmed));
       } catch (again) {
         throw new Error("is not a Python or JSON literal");
       }
     }
+    // 1e400 parses as Infinity, which JSON would send as null: say so here instead.
+    if (!allFinite(value)) throw new Error("holds a number too large for a float (beyond about 1.8e308)");
+    return value;
+  }
+
+  function allFinite(value) {
+    if (typeof value === "number") return Number.isFinite(value);
+    if (Array.isArray(value)) return value.every(allFinite);
+    if (value !== null && typeof value === "object") return Object.values(value).every(allFinite);
+    return true;
   }
 
   function isGeneratorSpec(value) {
@@ -91,6 +102,14 @@
         spellcheck: "false",
       });
       input.value = shown;
+      // A value that wraps on a narrow screen would hide its end in a box of its line count.
+      const fit = () => {
+        input.style.height = "auto";
+        input.style.height = Math.min(input.scrollHeight + 2, 240) + "px";
+      };
+      input.addEventListener("input", fit);
+      requestAnimationFrame(fit);
+      window.addEventListener("resize", fit);
       const hint = generator ? " (a seed, or a list of scripted numbers)" : "";
       form.append(
         element("label", { class: "custom-input__label", for: id }, [
@@ -114,14 +133,29 @@
       ]);
     }
 
+    // The field a problem names, marked for assistive technology and focused.
+    function blame(name) {
+      const field = fields.find((candidate) => candidate.name === name);
+      if (!field) return false;
+      field.input.setAttribute("aria-invalid", "true");
+      field.input.setAttribute("aria-describedby", "custom-result");
+      field.input.focus();
+      return true;
+    }
+
     async function runCustom() {
       const input = {};
+      const hadFocus = document.activeElement === button;
+      for (const field of fields) {
+        field.input.removeAttribute("aria-invalid");
+        field.input.removeAttribute("aria-describedby");
+      }
       for (const field of fields) {
         try {
           input[field.name] = field.generator ? generatorFromText(field.input.value) : parseLiteral(field.input.value);
         } catch (error) {
           show("error", [element("p", { "data-testid": "custom-problem", text: field.name + ": " + error.message })]);
-          field.input.focus();
+          blame(field.name);
           return;
         }
       }
@@ -141,9 +175,13 @@
         }
         const body = await readJson(response);
         if (!response.ok) {
+          // The API names a parameter as input.<name>; the page names the field as it is labelled.
+          const detail = errorDetail(body, "HTTP " + response.status);
+          const named = /^input\.([A-Za-z_][A-Za-z0-9_]*)/.exec(detail);
           show("error", [
-            element("p", { "data-testid": "custom-problem", text: errorDetail(body, "HTTP " + response.status) }),
+            element("p", { "data-testid": "custom-problem", text: detail.replace(/^input\./, "") }),
           ]);
+          if (named) blame(named[1]);
           return;
         }
         const test = (body.tests || [])[0] || {};
@@ -165,6 +203,10 @@
         show(status === "pass" ? "pass" : status === "fail" ? "fail" : "error", children);
       } finally {
         button.disabled = false;
+        // Disabled while it ran, the button lost the keyboard's focus to the page: give it back.
+        if (hadFocus && (document.activeElement === document.body || document.activeElement === null)) {
+          button.focus();
+        }
       }
     }
 

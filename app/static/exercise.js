@@ -88,13 +88,17 @@
   function renderStatement(markdownText) {
     const container = $("statement");
     container.innerHTML = window.JudgeRender.markdown(markdownText);
-    // The page title is the h1: drop a leading heading that repeats it, demote the rest.
+    // The page title is the h1: drop a leading heading that repeats it, and move the rest so
+    // that the statement's top level is h2, under the title (no level skipped for a reader).
     const first = container.firstElementChild;
     if (first && /^H[1-6]$/.test(first.tagName) && first.textContent.trim() === exercise.title.trim()) {
       first.remove();
     }
-    for (const heading of container.querySelectorAll("h1, h2, h3, h4, h5")) {
-      const level = Math.min(6, Number(heading.tagName[1]) + 1);
+    const headings = [...container.querySelectorAll("h1, h2, h3, h4, h5, h6")];
+    const top = Math.min(...headings.map((heading) => Number(heading.tagName[1])));
+    for (const heading of headings) {
+      const level = Math.min(6, Number(heading.tagName[1]) - top + 2);
+      if (level === Number(heading.tagName[1])) continue;
       const replacement = document.createElement("h" + level);
       replacement.innerHTML = heading.innerHTML;
       heading.replaceWith(replacement);
@@ -149,6 +153,8 @@
         return ["Submission not accepted", detail];
       case 404:
         return ["Exercise not found", detail];
+      case 429: // the detail says how many are running and when to try again
+        return ["Your other grades are still running", detail];
       case 503: {
         const retry = response.headers.get("Retry-After");
         const wait = retry && /^\d+$/.test(retry) ? " Try again in " + retry + " s." : " Try again shortly.";

@@ -109,9 +109,13 @@
         button.disabled = true;
         try {
           show(await fetchHint(index));
+          // The button is gone: the keyboard goes on from the hint it showed.
+          place.setAttribute("tabindex", "-1");
+          place.focus();
         } catch (error) {
           button.disabled = false;
           button.textContent = "Could not load hint " + index + ": " + (error.message || error);
+          button.focus();
         }
         updateHintControls();
       });
@@ -129,17 +133,21 @@
       try {
         await fetchHint(nextHintIndex());
       } catch (error) {
-        problem = error.message || String(error);
+        // fetch() itself fails with a TypeError ("Failed to fetch") when the judge is unreachable.
+        problem = error instanceof TypeError ? "the judge could not be reached" : error.message || String(error);
       } finally {
         hintBusy = false;
       }
       updateHintControls();
       if (problem) {
-        $("hint-count").textContent = "Could not load the hint: " + problem;
+        $("hint-count").textContent = "Could not load the hint: " + problem + ".";
+        if (document.activeElement === document.body || document.activeElement === null) $("hint-button").focus();
         return;
       }
       const button = $("hint-button");
-      if (button.disabled) {
+      if (!button.disabled && (document.activeElement === document.body || document.activeElement === null)) {
+        button.focus(); // disabled while it fetched, it lost the focus: more hints are left
+      } else if (button.disabled) {
         // The button just became disabled and lost focus: keep the keyboard user on the last hint.
         const last = $("hint-list").lastElementChild;
         if (last) {

@@ -216,11 +216,18 @@
           ]),
         );
       }
-      if (failing && Number.isInteger(test.hint) && test.hint >= 1 && test.hint <= (exercise.hint_count || 0)) {
+      // A case's hint is about the mistake its expected answer catches: offered beside a wrong
+      // answer, not beside a crash, a time-out or a case that never ran.
+      const wrong = status === "fail";
+      if (wrong && Number.isInteger(test.hint) && test.hint >= 1 && test.hint <= (exercise.hint_count || 0)) {
         body.append(tiedHint(test.hint));
       }
       const drawn = test.chart && window.JudgeTeaching ? window.JudgeTeaching.chart(test.chart) : null;
-      if (drawn) body.append(field("First token: target against yours", drawn, "field--chart"));
+      if (drawn) {
+        const counted = String(test.chart.counted || "first token");
+        const label = counted.charAt(0).toUpperCase() + counted.slice(1) + ": " + (test.chart.law || "target p") + " against yours";
+        body.append(field(label, drawn, "field--chart"));
+      }
       body.append(field("Input", codeBlock(prettyInput(test.input), "test-input")));
       const expected = pretty(test.expected);
       const actual =
@@ -334,6 +341,8 @@
     }
 
     function renderHttpProblem(kind, text) {
+      // The code in the editor was not graded: the last report's rows must not stand under it.
+      renderPending();
       setSummary("error", [
         element("span", { class: "summary__icon", "aria-hidden": "true", text: "!" }),
         element("strong", { class: "summary__verdict", text: kind }),

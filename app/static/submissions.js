@@ -40,18 +40,23 @@
 
   function item(submission) {
     const badge = submission.status === "pass" ? "pass" : submission.status === "fail" ? "fail" : "error";
+    const verdict = VERDICTS[submission.verdict] || submission.verdict;
+    const mode = submission.mode === "submit" ? "Submit" : "Run";
     const restore = element("button", {
       type: "button",
       class: "button button--quiet my-submission__restore",
       "data-testid": "restore-submission",
-      "aria-label": "Restore this submission's code into the editor",
+      // Each its own name: a screen reader lists the buttons apart from their rows.
+      "aria-label":
+        "Restore into the editor the code of the " + mode + " " + when(submission.created_at) + ": " + verdict +
+        ", " + submission.passed + "/" + submission.total + " passed",
       text: "Restore",
     });
     restore.addEventListener("click", () => restoreSubmission(submission.id));
     const time = element("time", { datetime: submission.created_at, title: new Date(submission.created_at).toLocaleString(), text: when(submission.created_at) });
     return element("li", { class: "my-submission", "data-testid": "my-submission", "data-submission-id": String(submission.id) }, [
-      element("span", { class: "badge badge--" + badge, text: VERDICTS[submission.verdict] || submission.verdict }),
-      element("span", { class: "my-submission__mode", text: submission.mode === "submit" ? "Submit" : "Run" }),
+      element("span", { class: "badge badge--" + badge, text: verdict }),
+      element("span", { class: "my-submission__mode", text: mode }),
       element("span", { class: "my-submission__score", text: submission.passed + "/" + submission.total + " passed" }),
       time,
       restore,
@@ -73,7 +78,8 @@
     try {
       rows = await fetchJson("/api/me/submissions?limit=" + LIMIT + "&exercise=" + encodeURIComponent(page.exerciseId));
     } catch (error) {
-      setStatus("Your earlier submissions could not be loaded (" + error.message + ").");
+      const why = error instanceof TypeError ? "the judge could not be reached" : error.message;
+      setStatus("Your earlier submissions could not be loaded (" + why + ").");
       return null;
     }
     $("my-submissions-list").replaceChildren(...rows.map(item));
@@ -88,11 +94,13 @@
   }
 
   // The history is written just after the grade is answered: look again until it is listed.
+  // A read that fails (a judge just restarted, its history still catching up) is tried again
+  // too, not taken as the end.
   async function refreshAfterGrade(before) {
     for (let attempt = 0; attempt < 10; attempt += 1) {
       const rows = await load();
-      if (rows === null || (rows.length && rows[0].id !== before)) {
-        newest = rows && rows.length ? rows[0].id : newest;
+      if (rows !== null && rows.length && rows[0].id !== before) {
+        newest = rows[0].id;
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 150 * (attempt + 1)));

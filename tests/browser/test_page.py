@@ -274,6 +274,33 @@ def test_http_errors_show_their_detail(page: Any, server: Any) -> None:
     assert p.get_by_test_id("run").is_enabled()
 
 
+def test_an_ungraded_run_leaves_no_earlier_rows_standing(page: Any) -> None:
+    # Code that was not graded (the judge down or busy) must not sit above the last one's rows.
+    page.allowed_errors.extend(["status of 429", "net::ERR_FAILED"])
+    p = open_exercise(page, "speculative-decoding-verify")
+    set_code(p, solution("speculative-decoding-verify"))
+    run_and_wait(p)
+    assert p.locator("[data-testid=test-result]").count() == 6
+    p.route(
+        "**/submissions",
+        lambda route: route.fulfill(
+            status=429,
+            headers={"Retry-After": "1"},
+            content_type="application/json",
+            body='{"detail": "You already have 2 grades running; try again in 1 s."}',
+        ),
+    )
+    summary = run_and_wait(p)
+    assert "Your other grades are still running" in summary.inner_text()
+    assert p.locator("[data-testid=test-result]").count() == 0
+    assert p.locator("[data-testid=test-pending]").count() == 6
+    p.unroute("**/submissions")
+    p.route("**/submissions", lambda route: route.abort())
+    summary = run_and_wait(p)
+    assert "Could not reach the judge" in summary.inner_text()
+    assert p.locator("[data-testid=test-result]").count() == 0
+
+
 def test_hints_code_kept_across_reload_and_reset(page: Any, server: Any) -> None:
     exercise_id = "speculative-decoding-verify"
     detail = server.api(f"/api/exercises/{exercise_id}")

@@ -135,10 +135,21 @@ def test_a_bad_custom_input_names_the_field(page: Any) -> None:
     p.get_by_test_id("custom-run").click()
     problem = p.get_by_test_id("custom-problem")
     problem.wait_for()
-    assert problem.inner_text().startswith("input.draft_probs[1]:")
+    # The field as it is labelled (the API's "input." left out), marked and focused.
+    assert problem.inner_text().startswith("draft_probs[1]:")
+    field = panel.locator("[data-testid=custom-field][data-name=draft_probs]")
+    assert field.get_attribute("aria-invalid") == "true"
+    assert p.evaluate("() => document.activeElement.dataset.name") == "draft_probs"
     panel.locator("[data-testid=custom-field][data-name=draft_probs]").fill("[0.5,")
     p.get_by_test_id("custom-run").click()
     p.wait_for_function(
         "() => document.querySelector('[data-testid=custom-problem]')"
         "?.textContent.startsWith('draft_probs: ')"
+    )
+    # A number beyond a float is named before anything is sent (JSON would send it as null).
+    field.fill("[1e400, 0.5]")
+    p.get_by_test_id("custom-run").click()
+    p.wait_for_function(
+        "() => document.querySelector('[data-testid=custom-problem]')"
+        "?.textContent.includes('a number too large for a float')"
     )
