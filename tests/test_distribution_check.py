@@ -335,11 +335,13 @@ def test_the_pool_gets_the_looks_and_the_rows_keep_the_pairs_order(
     assert [job.cases for job in drivers] == [job.cases for _, job in looks]
     rows = [test for test in report.tests if test.group == Group.check]
     assert [row.name for row in rows] == [f"distribution check: {p.name}" for p in check.pairs]
-    assert [row.input for row in rows] == [pair.inputs() for pair in check.pairs]
-    assert all(row.status == Status.passed and row.chart is not None for row in rows)
-    assert [row.chart.trials for row in rows if row.chart] == [
-        p.first_look or p.trials for p in check.pairs
+    # Each row's input is its pair's, with the trials that ran (the look's, when it settled).
+    ran = [p.first_look or p.trials for p in check.pairs]
+    assert [row.input for row in rows] == [
+        {**pair.inputs(), "trials": trials} for pair, trials in zip(check.pairs, ran, strict=True)
     ]
+    assert all(row.status == Status.passed and row.chart is not None for row in rows)
+    assert [row.chart.trials for row in rows if row.chart] == ran
 
 
 def test_a_look_that_does_not_settle_runs_the_rest_and_is_judged_on_all_trials(

@@ -286,6 +286,8 @@ def check_rows(
                 update={
                     "status": Status.passed if failed is None else Status.failed,
                     "hint": check.hints.get(failed) if failed is not None else None,
+                    # The trials that ran: a first look that settled it stops short of all.
+                    "input": {**row.input, "trials": chart.trials},
                     "expected": list(pair.p[0]),
                     "actual": [round(x, 6) for x in chart.observed],
                     "message": message,

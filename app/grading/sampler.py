@@ -413,6 +413,8 @@ def check_rows(
                 update={
                     "status": Status.passed if passed else Status.failed,
                     "hint": None if passed else check.hints.get("token"),
+                    # The trials that ran: a first look that settled it stops short of all.
+                    "input": {**row.input, "trials": chart.trials},
                     "expected": list(item.law),
                     "actual": [round(x, 6) for x in chart.observed],
                     "message": message,
