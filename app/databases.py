@@ -13,12 +13,13 @@ spool after a restart) is stored once.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, cast
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 SQLITE_PREFIX = "sqlite:///"
 POSTGRES_SCHEMES = ("postgresql", "postgres")
@@ -153,17 +154,19 @@ def check_url(url: str) -> str:
     raise ValueError(f"unsupported database URL {redact(url)!r}: use {SUPPORTED}")
 
 
+# A password wherever libpq takes one: between the user and the host (up to the last "@", as a
+# password with an unencoded "#" or "/" still reaches it there), or as a ``password=`` parameter
+# of the URL's query or of a key=value connection string.
+_URL_PASSWORD = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://[^:/@?#]*:)(.*)@", re.DOTALL)
+_KEY_PASSWORD = re.compile(r"(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^&\s]*)")
+
+
 def redact(url: str) -> str:
-    """The URL with its password replaced by ``***``, for logs and error messages."""
-    try:
-        parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        netloc = parts.netloc.rsplit("@", 1)[1]
-        user = parts.username or ""
-        return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
-    except ValueError:
-        return "<unparsable database URL>"
+    """The URL (or connection string) with every password replaced by ``***``, for logs, error
+    messages and the health report. Done on the text itself, not on a parse of it: a URL that
+    does not parse still carries its password."""
+    text = _URL_PASSWORD.sub(lambda m: m.group(1) + "***@", url, count=1)
+    return _KEY_PASSWORD.sub(lambda m: m.group(1) + "***", text)
 
 
 def sqlite_path(url: str) -> str:

@@ -114,6 +114,29 @@ def test_a_refused_database_url_does_not_echo_its_password() -> None:
 
 
 @pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://judge@127.0.0.1:54399/judge?password=hunter2",  # libpq takes it there
+        "postgresql://judge@db/judge?sslmode=bogus&password=hunter2&x=1",
+        "host=db user=judge password=hunter2 dbname=judge",  # a key=value string
+        "host=db password='hunter2 with spaces' dbname=judge",
+        "postgresql://judge:hun#ter2@db/judge",  # unencoded: no longer parses as a URL
+        "postgresql://judge:hun/ter2@db/judge",
+        "postgresql://judge:hun@ter2@db/judge",
+    ],
+)
+def test_a_password_is_hidden_wherever_the_url_puts_it(url: str) -> None:
+    from app.databases import redact
+
+    assert "hunter2" not in redact(url) and "ter2" not in redact(url)
+    assert "***" in redact(url)
+    try:
+        Settings.from_env({"JUDGE_DATABASE_URL": url})
+    except ConfigError as refused:
+        assert "ter2" not in str(refused)
+
+
+@pytest.mark.parametrize(
     "values",
     [{"host": 127}, {"port": "8000"}, {"workers": True}, {"queue_size": 1.5}, {"colour": "x"}],
 )
