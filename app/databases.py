@@ -13,6 +13,8 @@ spool after a restart) is stored once.
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 import sqlite3
 import threading
@@ -20,6 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
+
+log = logging.getLogger("judge.storage")
 
 SQLITE_PREFIX = "sqlite:///"
 POSTGRES_SCHEMES = ("postgresql", "postgres")
@@ -260,6 +264,7 @@ class SqliteDatabase(_Submissions):
         self._path = path
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._file: tuple[int, int] | None = None  # (device, inode) of the file it has open
         try:
             if path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -290,7 +295,47 @@ class SqliteDatabase(_Submissions):
             db.close()
             raise DatabaseError(f"SQLite: {exc}") from exc
         self._db = db
+        self._file = self._identity()
         return db
+
+    def _identity(self) -> tuple[int, int] | None:
+        if self._path == ":memory:":
+            return None
+        try:
+            found = os.stat(self._path)
+        except OSError:
+            return None
+        return found.st_dev, found.st_ino
+
+    def _same_file(self) -> sqlite3.Connection:
+        """The connection, to the file that is at the path now (the caller holds the lock).
+
+        An open SQLite file that is deleted keeps taking writes, into a file no one can open
+        again: everything in it, and every grade after, would be gone at the next start. So a
+        deleted file is written back where it was, whole (SQLite's backup, from the open
+        connection), and a file put in its place (a restored copy) is the one used from then on.
+        """
+        db = self._connection()
+        if self._file is None or self._identity() == self._file:
+            return db
+        if self._identity() is None:
+            try:
+                Path(self._path).parent.mkdir(parents=True, exist_ok=True)
+                copy = sqlite3.connect(self._path)
+                try:
+                    db.backup(copy)
+                finally:
+                    copy.close()
+            except (OSError, sqlite3.Error) as exc:
+                raise DatabaseError(f"SQLite: the database file was deleted: {exc}") from exc
+            log.warning(
+                "submission history: %s was deleted while open; its rows were written back",
+                self._path,
+            )
+        else:
+            log.warning("submission history: %s was replaced; writing to the new file", self._path)
+        self._drop()
+        return self._connection()
 
     def prepare(self) -> None:
         with self._lock:
@@ -312,7 +357,7 @@ class SqliteDatabase(_Submissions):
 
     def insert(self, rows: Sequence[Row]) -> None:
         with self._lock:
-            db = self._connection()
+            db = self._same_file()
             try:
                 db.execute("BEGIN")
                 try:
@@ -330,7 +375,7 @@ class SqliteDatabase(_Submissions):
     def _read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
         with self._lock:
             try:
-                cursor = self._connection().execute(sql, args)
+                cursor = self._same_file().execute(sql, args)
             except sqlite3.Error as exc:
                 raise DatabaseError(f"SQLite query failed: {exc}") from exc
             return [d[0] for d in cursor.description], cursor.fetchall()

@@ -113,6 +113,42 @@ def test_a_row_is_written_once_however_often_it_is_sent(tmp_path: Path) -> None:
     database.close()
 
 
+def test_a_database_file_deleted_while_open_is_written_back_whole(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # SQLite goes on writing into a deleted file that no one can open again: the rows before
+    # the deletion and every one after would be gone at the next start.
+    path = tmp_path / "h.sqlite3"
+    database = SqliteDatabase(str(path))
+    database.insert([row_values("a", REPORT, f"before {i}") for i in range(3)])
+    for leftover in tmp_path.iterdir():  # the file, its WAL and shared memory, as rm h.sqlite3*
+        leftover.unlink()
+    with caplog.at_level(logging.WARNING, logger="judge.storage"):
+        database.insert([row_values("a", REPORT, f"after {i}") for i in range(2)])
+    database.close()
+    codes = [f"before {i}" for i in range(3)] + [f"after {i}" for i in range(2)]
+    assert stored_digests(path) == [digest(code) for code in codes]
+    assert history_lines(caplog) == [
+        f"submission history: {path} was deleted while open; its rows were written back"
+    ]
+
+
+def test_a_database_file_replaced_while_open_is_the_one_written_to(tmp_path: Path) -> None:
+    # An operator putting a copy back (a restore): the file at the path is the database.
+    path = tmp_path / "h.sqlite3"
+    database = SqliteDatabase(str(path))
+    database.insert([row_values("a", REPORT, "first")])
+    copy = SqliteDatabase(str(tmp_path / "copy.sqlite3"))
+    copy.insert([row_values("a", REPORT, "restored")])
+    copy.close()
+    for leftover in tmp_path.glob("h.sqlite3*"):  # the old file, its WAL and shared memory
+        leftover.unlink()
+    (tmp_path / "copy.sqlite3").replace(path)
+    database.insert([row_values("a", REPORT, "after")])
+    database.close()
+    assert stored_digests(path) == [digest("restored"), digest("after")]
+
+
 def test_an_older_table_gets_the_row_key(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     with sqlite3.connect(path) as db:
