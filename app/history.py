@@ -100,6 +100,7 @@ class History:
         self._failing_since: float | None = None
         self._last_error: str | None = None
         self._busy_since: float | None = None
+        self._stall_said = False  # the current write's stall is logged (once)
         self._warned: set[str] = set()  # conditions already logged in this episode
         self._stopping = False
         self._give_up_at = float("inf")
@@ -148,10 +149,9 @@ class History:
     def state(self) -> dict[str, object]:
         """What /api/health shows: writing ("ok") or not, rows waiting, spooled and lost."""
         with self._cond:
-            busy = self._busy_since
             if self._failing_since is not None:
                 state = "retrying"
-            elif busy is not None and time.monotonic() - busy > STALLED_S:
+            elif self._stalled():
                 state = "stalled"
             else:
                 state = "ok"
@@ -165,6 +165,23 @@ class History:
                 "last_error": self._last_error if state != "ok" else None,
             }
 
+    def _stalled(self) -> bool:
+        """Whether a write has waited past STALLED_S (the caller holds the lock); said once in
+        the log and as the last error, as a failing write is. The writer is stuck inside the
+        database's call, so whoever looks (health, a new row) notices."""
+        busy = self._busy_since
+        if busy is None or time.monotonic() - busy <= STALLED_S:
+            return False
+        if not self._stall_said:
+            self._stall_said = True
+            self._last_error = f"a write has waited over {STALLED_S:.0f} s for the database"
+            log.error(
+                "submission history: the database has not answered a write for %.0f s; rows "
+                "wait and are written when it does",
+                time.monotonic() - busy,
+            )
+        return True
+
     def record(
         self, exercise_id: str, report: Report, code: str, learner: str | None = None
     ) -> None:
@@ -172,6 +189,7 @@ class History:
         ``learner``: the hash of the learner's id, never the id."""
         row = row_values(exercise_id, report, code, learner)
         with self._cond:
+            self._stalled()
             spooled = self._spool is not None and self._spool.append(
                 dict(zip(COLUMNS, row, strict=True))
             )
@@ -294,13 +312,20 @@ class History:
         if not rows:
             self._db.prepare()  # a retry with nothing in hand: is the database back?
             return
+        started = time.monotonic()
         with self._cond:
-            self._busy_since = time.monotonic()
+            self._busy_since = started
         try:
             self._db.insert(rows)
         finally:
             with self._cond:
+                waited = time.monotonic() - started
                 self._busy_since = None
+                said, self._stall_said = self._stall_said, False
+                if said and self._failing_since is None:
+                    self._last_error = None
+            if said:
+                log.warning("submission history: the database answered after %.1f s", waited)
 
     def _batches(self, stored: Iterable[dict[str, object]]) -> Iterator[list[Row]]:
         batch: list[Row] = []

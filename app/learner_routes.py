@@ -8,6 +8,7 @@ there is nothing to show (empty lists, 404). Another learner's submission answer
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -26,6 +27,15 @@ from app.schemas import INT64_MAX, ErrorBody
 
 Result = TypeVar("Result")
 MAX_LIMIT = 200
+# A database that takes a connection and then never answers (a frozen server) would hold each
+# read, and the thread it runs on, until it does: reads wait this long, then answer 503, which
+# is under uvicorn's 10 s to finish requests at SIGTERM.
+READ_TIMEOUT_S = 8.0
+# Reads in flight at once; past it a read is a 503 at once. Each runs on a daemon thread of its
+# own, not the event loop's shared pool (health and start-up use that one), so stuck reads
+# neither starve them nor keep the process alive at exit.
+READERS = 8
+_readers = threading.BoundedSemaphore(READERS)
 
 
 class HistoryUnavailable(JudgeError):
@@ -59,10 +69,39 @@ def run_solves(catalog: Catalog) -> frozenset[str]:
 
 
 async def read_history(history: History, query: Callable[..., Result], *args: Any) -> Result:
-    """Run one blocking read off the event loop; a database that does not answer is a 503."""
+    """Run one blocking read off the event loop; a database that refuses it, does not answer
+    within READ_TIMEOUT_S, or has READERS reads waiting already is a 503."""
+    if not _readers.acquire(blocking=False):
+        raise HistoryUnavailable()
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[Result] = loop.create_future()
+
+    def settle(value: Result | None, error: BaseException | None) -> None:
+        if answer.done():
+            return  # the request gave up waiting
+        if error is not None:
+            answer.set_exception(error)
+        else:
+            answer.set_result(value)  # type: ignore[arg-type]
+
+    def work() -> None:
+        value: Result | None = None
+        error: BaseException | None = None
+        try:
+            value = query(history, *args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting request
+            error = exc
+        finally:
+            _readers.release()
+        try:
+            loop.call_soon_threadsafe(settle, value, error)
+        except RuntimeError:
+            pass  # the event loop is closed: the server stopped meanwhile
+
+    threading.Thread(target=work, name="judge-history-read", daemon=True).start()
     try:
-        return await asyncio.to_thread(query, history, *args)
-    except DatabaseError:
+        return await asyncio.wait_for(asyncio.shield(answer), READ_TIMEOUT_S)
+    except (DatabaseError, TimeoutError):
         raise HistoryUnavailable() from None
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import sqlite3
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -326,3 +328,40 @@ def test_a_queued_row_is_a_few_small_fields_and_the_code_not_the_report() -> Non
     assert row[COLUMNS.index("code")] == code
     assert row[COLUMNS.index("learner_hash")] == "ab" * 32
     assert sum(len(value) for value in row if isinstance(value, str)) < len(code) + 300
+
+
+class Frozen(SqliteDatabase):
+    """A real SQLite file whose writes wait, without failing, until ``thawed`` is set (a
+    database server stopped with SIGSTOP keeps its connections and answers nothing)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.thawed = threading.Event()
+
+    def insert(self, rows: Sequence[Row]) -> None:
+        self.thawed.wait(30)
+        super().insert(rows)
+
+
+def test_a_write_the_database_does_not_answer_is_said_once_and_its_end_too(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(history_module, "STALLED_S", 0.1)
+    path = tmp_path / "h.sqlite3"
+    database = Frozen(str(path))
+    history = History(database)
+    with caplog.at_level(logging.WARNING, logger="judge.storage"):
+        history.record("a", REPORT, "x = 1")
+        time.sleep(0.3)
+        states = [history.state() for _ in range(3)]  # looked at three times, said once
+        assert {s["state"] for s in states} == {"stalled"}
+        assert "has waited over" in str(states[0]["last_error"])
+        database.thawed.set()
+        assert history.flush(10)
+        assert history.state()["state"] == "ok" and history.state()["last_error"] is None
+        history.close()
+    lines = history_lines(caplog)
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("submission history: the database has not answered a write")
+    assert lines[1].startswith("submission history: the database answered after")
+    assert stored_digests(path) == [digest("x = 1")]

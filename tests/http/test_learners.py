@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import re
 import sqlite3
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -249,3 +251,33 @@ def test_without_a_history_the_learner_sees_nothing(
     assert client.get("/api/me/progress", headers=headers).json() == {"exercises": {}}
     assert client.get("/api/me/submissions", headers=headers).json() == []
     assert client.get("/api/me/submissions/1", headers=headers).status_code == 404
+
+
+def test_a_database_that_never_answers_is_a_503_and_holds_nothing_else_up(
+    learners: InProcessClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A frozen database server keeps the connection and never answers: each read gives up
+    # after READ_TIMEOUT_S; once READERS of them are stuck, the next is refused at once, and
+    # the health check (which uses the event loop's own thread pool) still answers.
+    from app import learner_routes
+
+    monkeypatch.setattr(learner_routes, "READ_TIMEOUT_S", 0.1)
+    frozen = threading.Event()
+    history = learners.app.state.history
+
+    def never_answers(sql: str, args: Any) -> Any:
+        frozen.wait(30)
+        raise AssertionError("the database answered after all")
+
+    monkeypatch.setattr(history, "read", never_answers)
+    try:
+        for _ in range(learner_routes.READERS):
+            refused = learners.get("/api/me/progress", headers=as_learner(ALICE))
+            assert refused.status_code == 503 and refused.headers["Retry-After"] == "5"
+        started = time.monotonic()
+        at_once = learners.get("/api/me/submissions", headers=as_learner(ALICE))
+        assert at_once.status_code == 503 and time.monotonic() - started < 0.1
+        assert learners.get("/api/health").status_code == 200
+        assert grade(learners, BOB).status_code == 200  # grading goes on
+    finally:
+        frozen.set()
