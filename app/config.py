@@ -188,7 +188,10 @@ def _describe(exc: ValidationError, given_as: Mapping[str, str] | None = None) -
             given = "***"  # a secret, even when refused
         flag = (given_as or {}).get(name)
         if flag is None:
-            problems.append(f"{ENV_PREFIX}{name.upper()}: {error['msg']} (got {given!r})")
+            message = str(error["msg"]).removeprefix("Value error, ")
+            # A message that quotes the value already (the database URL's) is not followed by it.
+            got = "" if repr(given) in message else f" (got {given!r})"
+            problems.append(f"{ENV_PREFIX}{name.upper()}: {message}{got}")
         else:
             shown = str(given) if isinstance(given, Path) else repr(given)
             problems.append(f"{flag}: {_flag_problem(name, error)} (got {shown})")

@@ -144,9 +144,15 @@ def check_url(url: str) -> str:
     try:
         parts = urlsplit(url)
         named = parts.scheme in POSTGRES_SCHEMES and bool(parts.hostname or parts.path.strip("/"))
-        parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
-    except ValueError:  # an unparsable netloc (a bad IPv6 address, a port that is no number)
+    except ValueError:  # an unparsable netloc (a bad IPv6 address)
         named = False
+    else:
+        try:
+            parts.port  # noqa: B018 - raises ValueError for a port out of range or not a number
+        except ValueError as exc:
+            if named:  # the scheme is supported: the port is what is wrong
+                raise ValueError(f"invalid database URL {redact(url)!r}: {exc}") from None
+            named = False
     if named:
         from psycopg import ProgrammingError, conninfo
 
@@ -267,11 +273,13 @@ class SqliteDatabase(_Submissions):
         self._file: tuple[int, int] | None = None  # (device, inode) of the file it has open
         try:
             if path != ":memory:":
+                _check_sqlite_path(Path(path))
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
             with self._lock:
                 self._connection()
         except (OSError, DatabaseError) as exc:
-            message = f"cannot open SQLite database {path!r}: {exc}"
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            message = f"cannot open SQLite database {path!r}: {why}"
             raise DatabaseError(message, lasting=True) from exc
 
     def _connection(self) -> sqlite3.Connection:
@@ -383,6 +391,20 @@ class SqliteDatabase(_Submissions):
     def close(self) -> None:
         with self._lock:
             self._drop()
+
+
+def _check_sqlite_path(path: Path) -> None:
+    """Say what is wrong with a path SQLite cannot use, in the operator's terms: SQLite itself
+    answers "unable to open database file", and mkdir "File exists"."""
+    if path.is_dir():
+        raise DatabaseError(f"{path} is a folder, not a database file")
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                raise DatabaseError(f"{folder} is a file, not a folder")
+            if not os.access(folder, os.W_OK) and not path.exists():
+                raise DatabaseError(f"{folder} is not writable (or is on a read-only filesystem)")
+            return
 
 
 def _add_sqlite_columns(db: sqlite3.Connection) -> None:

@@ -66,8 +66,13 @@ def _check_writable(folder: Path) -> None:
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as exc:
+        # mkdir says "File exists" of a path that is a file, or runs through one.
+        blocker = next(
+            (p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None
+        )
+        why = f"{blocker} is a file, not a folder" if blocker is not None else exc.strerror
         raise StartupError(
-            f"history spool folder {folder} is not writable ({exc.strerror}): set "
+            f"history spool folder {folder} is not writable ({why}): set "
             "JUDGE_HISTORY_SPOOL to a writable folder, or to an empty value for none"
         ) from None
 

@@ -53,7 +53,8 @@ def one_line(done: subprocess.CompletedProcess[str]) -> str:
         ({"JUDGE_QUEUE_SIZE": "0"}, "JUDGE_QUEUE_SIZE"),
         ({"JUDGE_DATABASE_URL": "mysql://judge@db/judge"}, "unsupported database URL"),
         ({"JUDGE_DATABASE_URL": "postgresql://u@h/d?bogus=1"}, "invalid database URL"),
-        ({"JUDGE_DATABASE_URL": "postgresql://u@h:notaport/d"}, "unsupported database URL"),
+        ({"JUDGE_DATABASE_URL": "postgresql://u@h:notaport/d"}, "invalid database URL"),
+        ({"JUDGE_DATABASE_URL": "postgresql://u@h:99999/d"}, "Port out of range"),
     ],
 )
 def test_an_unusable_setting_is_one_line_and_exit_2(
@@ -71,11 +72,21 @@ def test_an_unwritable_sqlite_path_is_one_line_and_exit_3(tmp_path: Path) -> Non
     assert "cannot open SQLite database" in one_line(done)
 
 
+def test_a_sqlite_path_through_a_file_or_at_a_folder_says_which(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    through = serve(tmp_path, JUDGE_DATABASE_URL=f"sqlite:///{tmp_path / 'file' / 'h.sqlite3'}")
+    assert f"{tmp_path / 'file'} is a file, not a folder" in one_line(through)
+    at = serve(tmp_path, JUDGE_DATABASE_URL=f"sqlite:///{tmp_path}")
+    assert at.returncode == 3
+    assert f"{tmp_path} is a folder, not a database file" in one_line(at)
+
+
 def test_an_unwritable_spool_folder_is_one_line_and_exit_3(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("not a folder")
     done = serve(tmp_path, JUDGE_HISTORY_SPOOL=str(tmp_path / "file" / "spool"))
     assert done.returncode == 3
-    assert "history spool folder" in one_line(done)
+    line = one_line(done)
+    assert "history spool folder" in line and f"{tmp_path / 'file'} is a file, not a folder" in line
 
 
 def copy_exercises(tmp: Path) -> Path:
