@@ -114,15 +114,18 @@ def from_another_site(request: Request) -> bool:
 
     Any web page a learner visits could otherwise make their browser post code to a judge on
     localhost (a form or a no-cors fetch needs no preflight). Browsers label such requests
-    ``Sec-Fetch-Site: cross-site``, and those that do not still send ``Origin`` with every
-    POST: refused when it names another host than the one the request was sent to (``null``,
-    from a sandboxed frame or a file, names none). Ports are not compared (a proxy may pass
-    the host without its port, as nginx's ``$host`` does), as the browsers' "site" does not.
-    Other clients (curl, scripts) send neither header and are unaffected.
+    ``Sec-Fetch-Site: cross-site``, and that label is believed whenever it is there: a proxy
+    that passes the judge another Host than the browser's (nginx's default) changes nothing.
+    A browser too old to send it still sends ``Origin`` with every POST: refused when it names
+    another host than the one the request was sent to (``null``, from a sandboxed frame or a
+    file, names none). Ports are not compared (a proxy may pass the host without its port, as
+    nginx's ``$host`` does), as the browsers' "site" does not. Other clients (curl, scripts)
+    send neither header and are unaffected.
     """
     headers = request.headers
-    if headers.get("sec-fetch-site") == "cross-site":
-        return True
+    site = headers.get("sec-fetch-site")
+    if site is not None:
+        return site == "cross-site"
     origin = headers.get("origin")
     if origin is None:
         return False

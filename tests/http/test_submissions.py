@@ -81,6 +81,21 @@ def test_a_browser_without_fetch_metadata_is_judged_by_its_origin(
         assert fake_judge.graded == [("add-numbers", "x = 1")]
 
 
+def test_a_browsers_own_label_is_believed_over_a_host_a_proxy_rewrote(
+    client: InProcessClient, fake_judge: FakeJudge
+) -> None:
+    # Behind a proxy that passes its upstream's name as Host, the page's Origin names another
+    # host: a browser that says same-origin is believed.
+    headers = {
+        "content-type": "application/json",
+        "origin": "https://judge.example",
+        "host": "judge-upstream:8000",
+        "sec-fetch-site": "same-origin",
+    }
+    response = client.post(URL, content=b'{"code": "x = 1"}', headers=headers)
+    assert response.status_code == 200
+
+
 @pytest.mark.parametrize("site", ["same-origin", "same-site", "none", None])
 def test_the_judges_own_page_and_non_browser_clients_may_submit(
     client: InProcessClient, fake_judge: FakeJudge, site: str | None
