@@ -212,7 +212,21 @@
     $("exercise-view").hidden = false;
     status("Showing " + stats.title + ".");
     $("exercise-view").scrollIntoView({ block: "start" });
+    // The exercise in the address, so that the view can be bookmarked, reloaded or gone back to.
+    const address = "?exercise=" + encodeURIComponent(stats.id);
+    if (location.search !== address) history.pushState({ exercise: stats.id }, "", address);
   }
+
+  function exerciseInAddress() {
+    return new URLSearchParams(location.search).get("exercise");
+  }
+
+  // Back and Forward move between the exercises shown (or back to the class alone).
+  window.addEventListener("popstate", () => {
+    const id = exerciseInAddress();
+    if (id && token) showExercise(id);
+    else $("exercise-view").hidden = true;
+  });
 
   async function download(params, name) {
     let response;
@@ -238,7 +252,7 @@
     token = typed;
     session.set(typed);
     $("token-input").value = "";
-    showClass();
+    openFromAddress();
   });
   $("forget-token").addEventListener("click", () => {
     session.clear();
@@ -251,6 +265,12 @@
     if (current) download("?exercise=" + encodeURIComponent(current), "submissions-" + current + ".csv");
   });
 
-  if (token) showClass();
+  async function openFromAddress() {
+    await showClass();
+    const id = exerciseInAddress();
+    if (id && document.body.getAttribute("data-ready") === "true") showExercise(id);
+  }
+
+  if (token) openFromAddress();
   else askForToken();
 })();

@@ -50,10 +50,17 @@ def test_the_class_table_and_the_chart_of_failed_cases(page: Any, server: Any) -
     assert "wrong" in p.get_by_test_id("verdicts").inner_text().lower()
     page.screenshot("instructor")
 
+    # The exercise shown is in the address: a reload shows it again, Back leaves it.
+    assert p.url.endswith(f"/instructor?exercise={exercise}")
+
     # The token stays with the tab: a reload shows the class without asking again.
     p.reload()
     p.wait_for_selector("[data-testid=class-row]")
     assert p.get_by_test_id("token-form").is_hidden()
+    p.wait_for_selector("[data-testid=cases-chart] svg rect.bar")
+    p.go_back()
+    p.wait_for_function("() => document.getElementById('exercise-view').hidden")
+    assert p.url.endswith("/instructor")
     stored = p.evaluate("() => Object.keys(window.sessionStorage)")
     assert stored == ["judge.instructor.token"]
     assert p.evaluate("() => Object.keys(window.localStorage)") == []
