@@ -28,8 +28,8 @@ from app.schemas import INT64_MAX, ErrorBody
 Result = TypeVar("Result")
 MAX_LIMIT = 200
 # A database that takes a connection and then never answers (a frozen server) would hold each
-# read, and the thread it runs on, until it does: reads wait this long, then answer 503, which
-# is under uvicorn's 10 s to finish requests at SIGTERM.
+# read, and the thread it runs on, until it does: reads wait this long, then answer 503, less
+# than the time uvicorn gives requests to finish at SIGTERM (app/server.py).
 READ_TIMEOUT_S = 8.0
 # Reads in flight at once; past it a read is a 503 at once. Each runs on a daemon thread of its
 # own, not the event loop's shared pool (health and start-up use that one), so stuck reads
