@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -28,14 +29,18 @@ from app.schemas import INT64_MAX, ErrorBody
 Result = TypeVar("Result")
 MAX_LIMIT = 200
 # A database that takes a connection and then never answers (a frozen server) would hold each
-# read, and the thread it runs on, until it does: reads wait this long, then answer 503, less
-# than the time uvicorn gives requests to finish at SIGTERM (app/server.py).
+# read, and the thread it runs on, until it does: a read waits this long (for a thread, then for
+# the answer), then answers 503, less than the time uvicorn gives requests to finish at SIGTERM
+# (app/server.py).
 READ_TIMEOUT_S = 8.0
-# Reads in flight at once; past it a read is a 503 at once. Each runs on a daemon thread of its
-# own, not the event loop's shared pool (health and start-up use that one), so stuck reads
-# neither starve them nor keep the process alive at exit.
+# Reads running at once, each on a daemon thread of its own, not the event loop's shared pool
+# (health and start-up use that one): stuck reads neither starve them nor keep the process
+# alive at exit. More wait their turn, within READ_TIMEOUT_S (a class's burst of list reads
+# after a Submit queues; it is not refused).
 READERS = 8
-_readers = threading.BoundedSemaphore(READERS)
+_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 class HistoryUnavailable(JudgeError):
@@ -69,14 +74,19 @@ def run_solves(catalog: Catalog) -> frozenset[str]:
 
 
 async def read_history(history: History, query: Callable[..., Result], *args: Any) -> Result:
-    """Run one blocking read off the event loop; a database that refuses it, does not answer
-    within READ_TIMEOUT_S, or has READERS reads waiting already is a 503."""
-    if not _readers.acquire(blocking=False):
-        raise HistoryUnavailable()
+    """Run one blocking read off the event loop; a database that refuses it, or that has not
+    answered within READ_TIMEOUT_S (the wait for a free reader included), is a 503."""
     loop = asyncio.get_running_loop()
+    slots = _slots.setdefault(loop, asyncio.Semaphore(READERS))
+    deadline = loop.time() + READ_TIMEOUT_S
+    try:
+        await asyncio.wait_for(slots.acquire(), READ_TIMEOUT_S)
+    except TimeoutError:
+        raise HistoryUnavailable() from None
     answer: asyncio.Future[Result] = loop.create_future()
 
     def settle(value: Result | None, error: BaseException | None) -> None:
+        slots.release()  # the thread is done: its slot is free, whoever waited or not
         if answer.done():
             return  # the request gave up waiting
         if error is not None:
@@ -91,8 +101,6 @@ async def read_history(history: History, query: Callable[..., Result], *args: An
             value = query(history, *args)
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting request
             error = exc
-        finally:
-            _readers.release()
         try:
             loop.call_soon_threadsafe(settle, value, error)
         except RuntimeError:
@@ -100,7 +108,7 @@ async def read_history(history: History, query: Callable[..., Result], *args: An
 
     threading.Thread(target=work, name="judge-history-read", daemon=True).start()
     try:
-        return await asyncio.wait_for(asyncio.shield(answer), READ_TIMEOUT_S)
+        return await asyncio.wait_for(asyncio.shield(answer), max(0.0, deadline - loop.time()))
     except (DatabaseError, TimeoutError):
         raise HistoryUnavailable() from None
 
