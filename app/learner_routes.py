@@ -110,6 +110,7 @@ async def read_history(history: History, query: Callable[..., Result], *args: An
     try:
         return await asyncio.wait_for(asyncio.shield(answer), max(0.0, deadline - loop.time()))
     except (DatabaseError, TimeoutError):
+        answer.cancel()  # a late answer is dropped, not logged as never retrieved
         raise HistoryUnavailable() from None
 
 
