@@ -6,6 +6,7 @@ error and no uncaught exception, and that every request it made went to the judg
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,19 @@ def run_and_wait(page: Any) -> Any:
         " && !s.classList.contains('summary--idle'); }"
     )
     return summary
+
+
+def refuse_grades(page: Any, status: int, retry_after: int, detail: str) -> None:
+    """Answer the page's grade requests as a busy judge would, in the browser."""
+    page.route(
+        "**/submissions",
+        lambda route: route.fulfill(
+            status=status,
+            headers={"Retry-After": str(retry_after)},
+            content_type="application/json",
+            body=json.dumps({"detail": detail}),
+        ),
+    )
 
 
 def test_home_lists_both_exercises_and_links_to_them(page: Any, server: Any) -> None:
@@ -259,15 +273,7 @@ def test_http_errors_show_their_detail(page: Any, server: Any) -> None:
     assert "too large" in summary.inner_text().lower()
     assert len(p.get_by_test_id("error-detail").inner_text().strip()) > 5
     # A saturated judge (simulated in the browser): 503 with Retry-After.
-    p.route(
-        "**/submissions",
-        lambda route: route.fulfill(
-            status=503,
-            headers={"Retry-After": "3"},
-            content_type="application/json",
-            body='{"detail": "All graders are busy."}',
-        ),
-    )
+    refuse_grades(p, 503, 3, "All graders are busy.")
     summary = run_and_wait(p)
     text = summary.inner_text()
     assert "busy" in text.lower() and "All graders are busy." in text and "3 s" in text
@@ -281,15 +287,7 @@ def test_an_ungraded_run_leaves_no_earlier_rows_standing(page: Any) -> None:
     set_code(p, solution("speculative-decoding-verify"))
     run_and_wait(p)
     assert p.locator("[data-testid=test-result]").count() == 6
-    p.route(
-        "**/submissions",
-        lambda route: route.fulfill(
-            status=429,
-            headers={"Retry-After": "1"},
-            content_type="application/json",
-            body='{"detail": "You already have 2 grades running; try again in 1 s."}',
-        ),
-    )
+    refuse_grades(p, 429, 1, "You already have 2 grades running; try again in 1 s.")
     summary = run_and_wait(p)
     assert "Your other grades are still running" in summary.inner_text()
     assert p.locator("[data-testid=test-result]").count() == 0
