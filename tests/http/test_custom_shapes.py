@@ -186,7 +186,8 @@ def test_the_first_entry_outside_the_bounds_is_a_422_naming_it_and_the_bound_is_
         value = value[0]
     assert first != last, f"{exercise.id}: the first example's {name} holds one entry"
     url = f"/api/exercises/{exercise.id}"
-    for end, outside in ((bounds.high, 0.5), (bounds.low, -0.5)):
+    step = 1 if exercise.input_caps.item_types.get(name) == "int" else 0.5  # token ids: whole
+    for end, outside in ((bounds.high, step), (bounds.low, -step)):
         if end is None:
             continue
         given = _with(exercise, name, last, end + 2 * outside)
