@@ -123,24 +123,28 @@ def _off_entry(numbers: list[Any], above: float) -> tuple[int, str] | None:
     return None
 
 
-def _rows_problem(value: list[Any], name: str) -> str | None:
+def _rows(value: list[Any], name: str) -> None:
+    """``[custom] distributions``: every row of an (already checked) array is a probability
+    distribution within ROW_SUM_TOLERANCE, as ``probabilities`` asks of a list; the first entry
+    or row that is not is named."""
     if not value:
-        return None  # no rows (q when the draft is empty), so no row to fault
+        return  # no rows (q when the draft is empty), so no row to fault
     matrix = isinstance(value[0], list)
     rows = value if matrix else [value]
     for index, row in enumerate(rows):
         if any(isinstance(x, list) for x in row):
-            return None  # deeper than a matrix: nothing to say about rows
-        lead = f"{name} row {index} is not a probability distribution"
-        off = _off_entry(row, above=1)
+            return  # deeper than a matrix: nothing to say about rows
+        lead = f"input.{name}: row {index} is not a probability distribution"
+        off = _off_entry(row, above=1 + ROW_SUM_TOLERANCE)
         if off is not None:
             position, says = off
             entry = f"{name}[{index}][{position}]" if matrix else f"{name}[{position}]"
-            return f"{lead} ({entry} = {row[position]!r} {says})"
+            raise BadInput(f"{lead}: {entry} = {row[position]!r} {says}")
         total = math.fsum(row)
         if abs(total - 1) > ROW_SUM_TOLERANCE:
-            return f"{lead} (its entries sum to {total:.6g})"
-    return None
+            raise BadInput(
+                f"{lead}: its entries add up to {total!r}, not 1 (within {ROW_SUM_TOLERANCE:g})"
+            )
 
 
 def _nonempty(shape: list[int], name: str) -> None:
@@ -205,9 +209,9 @@ def _rng(value: Any, name: str, budget: Budget) -> None:
             raise BadInput(f"input.{name}.scripted[{position}]: {item!r} is not in [0, 1)")
 
 
-def validate(exercise: Exercise, raw: Any) -> list[str]:
-    """Check a custom input; raises BadInput naming the parameter, else returns notes (e.g. a
-    row that is not a distribution) for the report."""
+def validate(exercise: Exercise, raw: Any) -> None:
+    """Check a custom input; raises BadInput naming the parameter (and the entry, where one is
+    at fault)."""
     if not isinstance(raw, dict):
         raise BadInput(f"input: expected an object keyed by parameter, got {kind_of(raw)}")
     missing = [name for name in exercise.parameters if name not in raw]
@@ -220,7 +224,6 @@ def validate(exercise: Exercise, raw: Any) -> list[str]:
         raise BadInput(f"input.{extra[0]}: not a parameter of {exercise.entry_point}")
     caps = exercise.input_caps
     budget = Budget(caps)
-    notes = []
     for name, kind in exercise.parameters.items():
         value = raw[name]
         if kind != "rng":
@@ -243,9 +246,7 @@ def validate(exercise: Exercise, raw: Any) -> list[str]:
             if name in caps.nonempty:
                 _nonempty(shape, name)
             if name in caps.distributions:
-                note = _rows_problem(value, name)
-                if note:
-                    notes.append(note)
+                _rows(value, name)
         elif name in caps.scalars:
             _scalar(value, name, caps.scalars[name])
         elif name in caps.types:
@@ -258,7 +259,6 @@ def validate(exercise: Exercise, raw: Any) -> list[str]:
             _within(value, name, caps.bounds[name])
     for group in caps.same_length:
         _same_length(raw, group)
-    return notes
 
 
 def _within(value: Any, name: str, bounds: Bounds) -> None:

@@ -225,12 +225,7 @@ def test_custom_input_gives_the_reference_value_and_draws(
 def test_an_input_the_reference_cannot_handle_is_reported_not_a_500(
     api: InProcessClient, catalog: Catalog
 ) -> None:
-    bad_rows = {**RESAMPLE_INPUT, "p": [[0.2, 0.2, 0.2], [0.1, 0.1, 0.1], [0.3, 0.3, 0.3]]}
     code = _code(catalog, "speculative-decoding-resample")
-    response = api.post(f"{RESAMPLE}/runs", json={"code": code, "input": bad_rows})
-    assert response.status_code == 200
-    (test,) = response.json()["tests"]
-    assert "p row 0 is not a probability distribution" in test["message"]
     # a scripted generator shorter than the reference needs: the input's fault, named
     short = {**RESAMPLE_INPUT, "rng": {"scripted": [0.5]}}
     refused = api.post(f"{RESAMPLE}/runs", json={"code": code, "input": short})
