@@ -40,6 +40,8 @@ CUSTOM_KEYS = (
     "types",
     "bounds",
     "same_length",
+    "shapes",
+    "indices",
 )
 # Each table and its keys (None: its keys are the exercise's own names, e.g. parameters).
 TABLES: Mapping[str, tuple[str, ...] | None] = {

@@ -1,6 +1,6 @@
-"""A broken `[custom]` declaration of a value's type or of bounds, made in a copy of each exercise
-folder that has a parameter it could be declared on, is refused at load with one line naming the
-file and the declaration; `judge exercises check` reports it."""
+"""A broken `[custom]` declaration of a value's type, bounds, a shape or indices, made in a copy
+of each exercise folder that has a parameter it could be declared on, is refused at load with
+one line naming the file and the declaration; `judge exercises check` reports it."""
 
 from __future__ import annotations
 
@@ -28,6 +28,16 @@ def _numeric(folder: Path) -> str | None:
     exercise = load_exercise(folder)
     arrays = [n for n, kind in exercise.parameters.items() if kind == "ndarray"]
     return next(iter([*arrays, *exercise.input_caps.item_types]), None)
+
+
+def _array(folder: Path) -> str | None:
+    kinds = load_exercise(folder).parameters
+    return next((n for n, kind in kinds.items() if kind == "ndarray"), None)
+
+
+def _int_list(folder: Path) -> str | None:
+    caps = load_exercise(folder).input_caps
+    return next((n for n, t in caps.item_types.items() if t == "int"), None)
 
 
 def _scalar(folder: Path) -> str | None:
@@ -66,6 +76,21 @@ MISTAKES: dict[str, tuple[Callable[[Path], str | None], Callable[[str], tuple[st
         _numeric,
         lambda name: ("bounds", f'{{ {name} = {{ max = "0" }} }}'),
         r"\[custom\] bounds maps ndarray parameters.* \({name}\)",
+    ),
+    "a shape with no dimension it can read": (
+        _array,
+        lambda name: ("shapes", f'{{ {name} = ["gamma * 2"] }}'),
+        r"\[custom\] shapes: {name}: 'gamma \* 2' is not a dimension",
+    ),
+    "a shape of a list with two dimensions": (
+        _int_list,
+        lambda name: ("shapes", f'{{ {name} = ["K", "V"] }}'),
+        r"\[custom\] shapes: {name} is a list: one dimension",
+    ),
+    "indices of a size no shape declares": (
+        _int_list,
+        lambda name: ("indices", f'{{ {name} = "vocabulary" }}'),
+        r"\[custom\] indices: {name}: 'vocabulary' is not a size of \[custom\] shapes",
     ),
     "bounds of neither min nor max": (
         _numeric,

@@ -1,13 +1,15 @@
 """The caps of a learner's own input (``[custom]`` in exercise.toml): how long a list, how many
 numbers in all, which items are ints, which arrays hold distributions, which lists must be one
 or hold something, a number's range, an array's rank, a value's type, the bounds of entries,
-which parameters go item by item together. The catalog reads them with each exercise;
-custom_input checks inputs by them.
+which parameters go item by item together, the sizes arrays and lists share (a shape such as
+``(gamma + 1, V)``) and which entries index one of those sizes. The catalog reads them with
+each exercise; custom_input checks inputs by them.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +59,28 @@ class Bounds:
 
 
 @dataclass(frozen=True)
+class Extent:
+    """One dimension of a declared shape (``[custom] shapes``): a named size plus an offset,
+    ``"gamma + 1"``, or a fixed number when ``size`` is None."""
+
+    size: str | None
+    offset: int = 0
+
+    def __str__(self) -> str:
+        if self.size is None:
+            return str(self.offset)
+        if self.offset == 0:
+            return self.size
+        return f"{self.size} {'+' if self.offset > 0 else '-'} {abs(self.offset)}"
+
+
+# A dimension as written: a size's name, optionally plus or minus a whole number, or a number.
+_EXTENT = re.compile(
+    r"\s*(?:(?P<size>[A-Za-z_]\w*)\s*(?:(?P<sign>[+-])\s*(?P<offset>\d+))?|(?P<fixed>\d+))\s*"
+)
+
+
+@dataclass(frozen=True)
 class InputCaps:
     """How large a learner's own input may be (``[custom]`` in exercise.toml)."""
 
@@ -73,6 +97,9 @@ class InputCaps:
     bounds: Mapping[str, Bounds] = field(default_factory=dict)  # numeric params: their entries
     # groups of params that go item by item together: one length (an array's first dimension)
     same_length: tuple[tuple[str, ...], ...] = ()
+    # list or ndarray params and the sizes of their dimensions, in the parameters' call order
+    shapes: Mapping[str, tuple[Extent, ...]] = field(default_factory=dict)
+    indices: Mapping[str, str] = field(default_factory=dict)  # int-list params -> size indexed
 
 
 def read_caps(raw: Any, parameters: dict[str, str]) -> InputCaps:
@@ -123,6 +150,12 @@ def read_caps(raw: Any, parameters: dict[str, str]) -> InputCaps:
     )
     numeric = {n for n, kind in parameters.items() if kind == "ndarray"} | set(items)
     numeric |= {n for n, spec in types.items() if _numbers_only(spec)}
+    ndim = dict(ndim)
+    shapes = _shapes(raw.get("shapes", {}), parameters, sized, ndim)
+    for name, extents in shapes.items():  # a shape says the rank too
+        ndim.setdefault(name, len(extents))
+    whole = {n for n, t in items.items() if t == "int"}
+    whole |= {n for n, spec in types.items() if spec.name == "list" and spec.items[0].name == "int"}
     return InputCaps(
         max_length=raw.get("max_length", DEFAULT_MAX_LENGTH),
         max_elements=raw.get("max_elements", DEFAULT_MAX_ELEMENTS),
@@ -135,6 +168,8 @@ def read_caps(raw: Any, parameters: dict[str, str]) -> InputCaps:
         types=types,
         bounds=_bounds(raw.get("bounds", {}), parameters, numeric),
         same_length=_same_length(raw.get("same_length", []), parameters, sized),
+        shapes=shapes,
+        indices=_indices(raw.get("indices", {}), parameters, whole, shapes),
     )
 
 
@@ -234,6 +269,76 @@ def _same_length(
             _known("same_length", name, parameters)
             _require(name in sized, f"{message}; {name!r} is not one")
     return tuple(tuple(group) for group in raw)
+
+
+def _shapes(
+    raw: Any, parameters: dict[str, str], sized: set[str], ndim: dict[str, int]
+) -> dict[str, tuple[Extent, ...]]:
+    """``[custom] shapes``: list or ndarray parameters mapped to the sizes of their dimensions,
+    e.g. ``{ p = ["gamma + 1", "V"], q = ["gamma", "V"], draft = ["gamma"] }``: a size named in
+    two places is one number, so q has one row fewer than p and as many columns."""
+    message = (
+        "[custom] shapes maps list or ndarray parameters to a list of their dimensions, each a "
+        'size\'s name, a name plus or minus a whole number, or a number: ["gamma + 1", "V"]'
+    )
+    _require(isinstance(raw, dict), message)
+    shapes = {}
+    for name in parameters:  # in call order: the first to hold a size fixes it
+        if name not in raw:
+            continue
+        written = raw[name]
+        _require(name in sized, f"{message}; {name!r} is not a list or ndarray parameter")
+        _require(isinstance(written, list) and bool(written), f"{message} ({name})")
+        extents = tuple(_extent(name, dimension) for dimension in written)
+        if parameters[name] != "ndarray":
+            _require(len(extents) == 1, f"[custom] shapes: {name} is a list: one dimension")
+        declared = ndim.get(name, len(extents))
+        _require(
+            declared == len(extents) <= MAX_NDIM,
+            f"[custom] shapes: {name} has {len(extents)} dimensions, but its ndim is {declared}",
+        )
+        shapes[name] = extents
+    for name in raw:
+        _known("shapes", name, parameters)
+    return shapes
+
+
+def _extent(name: str, written: Any) -> Extent:
+    if type(written) is int and written >= 0:
+        return Extent(None, written)
+    found = _EXTENT.fullmatch(written) if isinstance(written, str) else None
+    _require(
+        found is not None,
+        f"[custom] shapes: {name}: {written!r} is not a dimension (a name such as V, a name plus "
+        'or minus a whole number such as "gamma + 1", or a whole number)',
+    )
+    assert found is not None
+    if found["fixed"] is not None:
+        return Extent(None, int(found["fixed"]))
+    offset = int(found["offset"] or 0)
+    return Extent(found["size"], -offset if found["sign"] == "-" else offset)
+
+
+def _indices(
+    raw: Any, parameters: dict[str, str], whole: set[str], shapes: Mapping[str, tuple[Extent, ...]]
+) -> dict[str, str]:
+    """``[custom] indices``: integer lists mapped to the size their entries index, e.g.
+    ``{ draft = "V" }``: every entry from 0 to V - 1 (a token id of p's columns)."""
+    message = (
+        "[custom] indices maps list parameters of integers ([custom] items int, or a types of "
+        "list[int]) to the name of a size in [custom] shapes"
+    )
+    _require(isinstance(raw, dict), message)
+    sizes = {extent.size for extents in shapes.values() for extent in extents}
+    for name, size in raw.items():
+        _known("indices", name, parameters)
+        _require(name in whole, f"{message}; {name!r} is not one")
+        _require(
+            isinstance(size, str) and size in sizes,
+            f"[custom] indices: {name}: {size!r} is not a size of [custom] shapes"
+            + (f" (they are {', '.join(sorted(s for s in sizes if s))})" if sizes - {None} else ""),
+        )
+    return dict(raw)
 
 
 def _probabilities(raw: Any, parameters: dict[str, str]) -> dict[str, float]:

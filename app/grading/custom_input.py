@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from app.catalog import Exercise
-from app.grading.custom_caps import MAX_NDIM, Bounds, ScalarRange
+from app.grading.custom_caps import MAX_NDIM, Bounds, InputCaps, ScalarRange
 from app.grading.custom_values import (
     BadInput,
     Budget,
@@ -259,6 +259,9 @@ def validate(exercise: Exercise, raw: Any) -> None:
             _within(value, name, caps.bounds[name])
     for group in caps.same_length:
         _same_length(raw, group)
+    sizes = _shapes(raw, caps)
+    for name, size in caps.indices.items():
+        _indices(raw[name], name, size, sizes)
 
 
 def _within(value: Any, name: str, bounds: Bounds) -> None:
@@ -296,6 +299,83 @@ def _same_length(raw: dict[str, Any], group: tuple[str, ...]) -> None:
             raise BadInput(
                 f"input.{name}: {_items(length)}, but input.{group[0]} has {lengths[0]}; they "
                 "pair up item by item, so they must be the same length"
+            )
+
+
+# A size's value and the words of where it was read, e.g. (3, "input.p's 4 rows are gamma + 1").
+Sizes = dict[str, tuple[int, str]]
+
+
+def _shapes(raw: dict[str, Any], caps: InputCaps) -> Sizes:
+    """``[custom] shapes``: every dimension of the (already checked) parameters as declared; the
+    first parameter to hold a named size fixes it, in call order, and a later one that differs
+    is named beside the parameter that fixed it."""
+    sizes: Sizes = {}
+    for name, extents in caps.shapes.items():
+        shape = _shape(raw[name])
+        for axis, (extent, length) in enumerate(zip(extents, shape, strict=False)):
+            words = _along(axis, len(extents), length)
+            if extent.size is None:
+                if length != extent.offset:
+                    fixed = _along(axis, len(extents), extent.offset)
+                    raise BadInput(f"input.{name}: {words}, but it needs {fixed}")
+            elif extent.size in sizes:
+                value, source = sizes[extent.size]
+                due = value + extent.offset
+                if length != due:
+                    raise BadInput(
+                        f"input.{name}: {words}, but {source}, so {name} needs {extent} = {due}"
+                    )
+            elif length - extent.offset < 0:
+                raise BadInput(
+                    f"input.{name}: {words}, but it needs {extent}: at least {extent.offset}"
+                )
+            else:
+                is_ = "is" if length == 1 else "are"
+                sizes[extent.size] = (
+                    length - extent.offset,
+                    f"input.{name}'s {words} {is_} {extent}",
+                )
+    return sizes
+
+
+def _shape(value: Any) -> list[int]:
+    """The dimensions an (already checked, rectangular) list or array shows: an empty one shows
+    only its first, unless spelt ``{"empty": [0, V]}``."""
+    if isinstance(value, dict):
+        return [int(n) for n in value["empty"]]
+    shape = []
+    while isinstance(value, list):
+        shape.append(len(value))
+        if not value:
+            break
+        value = value[0]
+    return shape
+
+
+def _along(axis: int, rank: int, count: int) -> str:
+    """``count`` entries along ``axis`` in words: 4 items, 3 rows, 1 column."""
+    if rank == 1:
+        noun = "item"
+    elif rank == 2:
+        noun = ("row", "column")[axis]
+    else:
+        return f"{count} along dimension {axis}"
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def _indices(value: Any, name: str, size: str, sizes: Sizes) -> None:
+    """``[custom] indices``: every entry of an (already checked) integer list from 0 to the
+    size's value minus one; the first one outside is named, with where the size was read."""
+    if size not in sizes:
+        return  # the size is shown by no input (every list holding it is empty)
+    count, source = sizes[size]
+    for position, entry in enumerate(value):
+        if not 0 <= entry < count:
+            allowed = f"from 0 to {count - 1}" if count else "none (there is nothing to index)"
+            raise BadInput(
+                f"input.{name}[{position}]: expected an index of {size}, {allowed} ({source}), "
+                f"got {entry!r}"
             )
 
 

@@ -296,3 +296,76 @@ def test_the_longest_list_allowed_is_graded_by_a_real_server(
     assert response.status_code == 200, response.text
     (test,) = response.json()["tests"]
     assert test["expected"] is not None and "no verdict" not in (test["message"] or ""), test
+
+
+SHAPED = [(e, name) for e in CATALOG for name in e.input_caps.shapes]
+INDICES = [(e, name) for e in CATALOG for name in e.input_caps.indices]
+
+
+def test_the_exercises_declare_shapes_and_indices() -> None:
+    assert SHAPED and INDICES
+
+
+def _longer(value: Any, axis: int, outer: bool = True) -> Any:
+    """``value`` with one more entry along ``axis``: its last row again on the first axis, zeros
+    at the end of every row on another (a row that is a distribution stays one)."""
+    if axis > 0:
+        return [_longer(row, axis - 1, outer=False) for row in value]
+    return [*value, copy.deepcopy(value[-1]) if outer else _zeros(value[-1])]
+
+
+def _zeros(value: Any) -> Any:
+    return [_zeros(item) for item in value] if isinstance(value, list) else 0.0
+
+
+@pytest.mark.parametrize("declared", SHAPED, ids=_id)
+def test_a_dimension_that_disagrees_with_an_earlier_parameters_is_a_422_naming_both(
+    api: InProcessClient, declared: tuple[Exercise, str]
+) -> None:
+    exercise, name = declared
+    shapes = exercise.input_caps.shapes
+    earlier = {e.size for n in list(shapes)[: list(shapes).index(name)] for e in shapes[n]}
+    shared = [axis for axis, e in enumerate(shapes[name]) if e.size in earlier]
+    example = next(c.input for c in exercise.cases if all(c.input[n] for n in shapes))
+    url = f"/api/exercises/{exercise.id}"
+    for axis in shared:
+        extent = shapes[name][axis]
+        given = {**example, name: _longer(example[name], axis)}
+        detail = refused_detail(api, url, given)
+        assert detail.startswith(f"input.{name}: "), detail
+        assert f" are {extent.size}" in detail or f" is {extent.size}" in detail, detail
+        assert detail.endswith(f"so {name} needs {extent} = {_extent_of(example, name, axis)}")
+    if not shared:  # the first to hold its sizes: it fixes them, so any length is graded
+        assert all(e.size not in earlier for e in shapes[name])
+
+
+def _extent_of(example: dict[str, Any], name: str, axis: int) -> int:
+    value = example[name]
+    for _ in range(axis):
+        value = value[0]
+    return len(value)
+
+
+@pytest.mark.parametrize("declared", INDICES, ids=_id)
+def test_an_index_outside_its_size_is_a_422_naming_it_and_each_end_is_graded(
+    api: InProcessClient, declared: tuple[Exercise, str]
+) -> None:
+    exercise, name = declared
+    size = exercise.input_caps.indices[name]
+    example = next(c.input for c in exercise.cases if c.input[name])
+    holder, axis = next(
+        (n, axis)
+        for n, extents in exercise.input_caps.shapes.items()
+        for axis, e in enumerate(extents)
+        if e.size == size and e.offset == 0
+    )
+    count = _extent_of(example, holder, axis)
+    url = f"/api/exercises/{exercise.id}"
+    for outside in (count, -1):
+        detail = refused_detail(api, url, _with(exercise, name, (0,), outside, example))
+        assert detail.startswith(
+            f"input.{name}[0]: expected an index of {size}, from 0 to {count - 1} ("
+        ), detail
+        assert detail.endswith(f"got {outside}"), detail
+    for end in (0, count - 1):
+        _graded(api, exercise, _with(exercise, name, (0,), end, example))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -17,6 +18,7 @@ from app.grading.judge import Judge
 from app.schemas import Mode
 from sandbox import CaseRun, Job, Outcome, RunResult, SandboxUnavailable
 from tests.inputs import RESAMPLE_INPUT, VERIFY_INPUT, refused_detail
+from tests.test_authoring import copy_of, set_toml, toml_text
 
 VERIFY = "/api/exercises/speculative-decoding-verify"
 RESAMPLE = "/api/exercises/speculative-decoding-resample"
@@ -235,25 +237,44 @@ def test_an_input_the_reference_cannot_handle_is_reported_not_a_500(
     )
 
 
-@pytest.mark.parametrize(
-    "change",
-    [
-        # one row of p where a draft of two needs three (the first draft token accepted)
+# Each input the reference cannot run, and what the resample exercise's [custom] shapes and
+# indices say of it before anything runs.
+UNRUNNABLE = [
+    # one row of p where a draft of two needs three (the first draft token accepted)
+    (
         {"p": [[0.2, 0.5, 0.3]], "rng": {"scripted": [0.1, 0.1, 0.1]}},
+        "input.q: 2 rows, but input.p's 1 row is gamma + 1, so q needs gamma = 0",
+    ),
+    (
         {"draft": [7, 9]},  # tokens past the vocabulary
-    ],
-)
+        "input.draft[0]: expected an index of V, from 0 to 2 (input.p's 3 columns are V), got 7",
+    ),
+]
+
+
+@pytest.mark.parametrize(("change", "declared"), UNRUNNABLE)
 def test_an_input_the_reference_cannot_run_is_a_422_not_the_learners_runtime_error(
-    api: InProcessClient, catalog: Catalog, change: dict[str, Any]
+    make_client: Callable[..., InProcessClient],
+    judge: Judge,
+    tmp_path: Path,
+    change: dict[str, Any],
+    declared: str,
 ) -> None:
-    # Kinds and caps cannot say how one parameter's size depends on another's; the reference
-    # can, by failing on it. The learner's code is not blamed for an input it was never meant
-    # to take.
-    code = _code(catalog, "speculative-decoding-resample")
-    response = api.post(
-        f"{RESAMPLE}/runs", json={"code": code, "input": {**RESAMPLE_INPUT, **change}}
+    # Declared, the sizes one parameter takes from another are checked before anything runs.
+    given = {**RESAMPLE_INPUT, **change}
+    assert refused_detail(make_client(judge, exercises_dir=EXERCISES_DIR), RESAMPLE, given) == (
+        declared
     )
-    assert response.status_code == 422
+    # Undeclared (a copy of the folder without them), the reference shows it by failing, and
+    # the learner's code is not blamed for an input it was never meant to take.
+    source = EXERCISES_DIR / "speculative-decoding-resample"
+    copy = copy_of(source, tmp_path)
+    for key in ("shapes", "indices"):
+        set_toml(copy, re.sub(rf"^{key}\s*=.*\n", "", toml_text(copy), flags=re.M))
+    api = make_client(judge, exercises_dir=tmp_path)
+    code = (source / "solution.py").read_text()
+    response = api.post(f"{RESAMPLE}/runs", json={"code": code, "input": given})
+    assert response.status_code == 422, response.text
     detail = response.json()["detail"]
     assert detail.startswith("input: outside what this exercise accepts"), detail
     assert "the reference raised IndexError" in detail
