@@ -30,9 +30,12 @@ power, the chance that a wrong step looks clearly right early, which
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from app.grading import statistics
 
 FALSE_FAIL = 1e-6
 CHI2_SAFETY = 10.0
@@ -129,6 +132,31 @@ def _rows(raw: Any, name: str, where: str) -> tuple[tuple[float, ...], ...]:
     return tuple(rows)
 
 
+def require_power(where: str, law: Sequence[float], trials: int, look: int | None) -> None:
+    """Refuse trials (or a first look) so few that the chi-square pools every token into one
+    bin: its statistic is then 0 whatever comes out, a check that can never fail but is shown
+    as passed. A law with one possible token needs no chi-square (the token returned is the
+    whole test)."""
+    if sum(1 for x in law if x > 0) < 2:
+        return
+    tests = ((trials, MIN_EXPECTED, "trials"), (look, LOOK_MIN_EXPECTED, "first_look"))
+    for count, minimum, what in tests:
+        if count is None or _bins(law, count, minimum) >= 2:
+            continue
+        needed = next(
+            (n for n in range(count + 1, MAX_TRIALS + 1) if _bins(law, n, minimum) >= 2), None
+        )
+        raise ValueError(
+            f"{where}: {what} = {count} pools every token into one bin of the chi-square (bins "
+            f"are pooled until each expects {minimum:g}), so it could never fail; it needs at "
+            f"least {needed}"
+        )
+
+
+def _bins(law: Sequence[float], trials: int, minimum: float) -> int:
+    return len(statistics.pooled_bins([trials * x for x in law], minimum))
+
+
 HINT_TESTS = ("first_token", "tokens_per_step")
 
 
@@ -167,6 +195,7 @@ def load_check(raw: Any, folder: Path, hint_count: int = 0) -> DistributionCheck
         look = item.get("first_look")
         if look is not None and (type(look) is not int or not 1 <= look < trials):
             raise ValueError(f"{where}: first_look must be an integer from 1 to trials - 1")
+        require_power(where, p[0], trials, look)
         pairs.append(Pair(str(item["name"]), p, q, trials, seed, look))
     if not pairs:
         raise ValueError("[distribution] declares no pairs")

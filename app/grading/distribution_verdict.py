@@ -180,8 +180,13 @@ def judge_pair(
     observed = [c / trials for c in first]
     impossible = _impossible(target, first)
     outside = counts.outside
-    statistic, df = statistics.chi2_statistic(first, expected, MIN_EXPECTED)
-    threshold = statistics.chi2_threshold(rate / CHI2_SAFETY, df)
+    # A first look that settled the pair is described by the test that settled it: its own
+    # pooling and bound (the final test's would pool a look's few trials into one bin).
+    look = trials == pair.first_look and not (impossible or outside or goes_on(pair, counts))
+    statistic, df = statistics.chi2_statistic(
+        first, expected, LOOK_MIN_EXPECTED if look else MIN_EXPECTED
+    )
+    threshold = statistics.chi2_threshold(CONTINUE if look else rate / CHI2_SAFETY, df)
     passed = not impossible and not outside and statistic <= threshold
     failed = None if passed else "first_token"
     tokens = list(range(len(target)))
@@ -224,7 +229,7 @@ def judge_pair(
         )
     if pair.rows_equal:
         alpha, gamma = pair.alpha, pair.gamma
-        mean, margin = mean_margin(pair, trials, rate)
+        mean, margin = mean_margin(pair, trials, CONTINUE if look else rate)
         seen = _steps_mean(lengths, trials)
         formula = (
             f"(1 - alpha^(gamma+1)) / (1 - alpha) = {mean:.3f} (alpha = {alpha:.3g}, "
@@ -241,10 +246,11 @@ def judge_pair(
             )
         else:
             parts.append(f"tokens per step averaged {seen:.3f}, as expected: {formula}")
-    if passed and trials == pair.first_look:
+    if passed and look:
         parts.append(
             f"settled at the first look: {trials} of the {pair.trials} trials were clearly "
-            f"enough, so the other {pair.trials - trials} did not run"
+            f"enough (a correct step goes past that bound one time in {round(1 / CONTINUE)}), "
+            f"so the other {pair.trials - trials} did not run"
         )
     return failed, "; ".join(parts), chart
 

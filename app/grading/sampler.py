@@ -33,6 +33,7 @@ from app.grading.distribution import (
     LOOK_MIN_EXPECTED,
     MAX_TRIALS,
     MIN_EXPECTED,
+    require_power,
 )
 from app.schemas import CaseResult, Chart, Group, Status
 from sandbox import Outcome, RunResult
@@ -243,6 +244,10 @@ def _load_input(
         law = _as_law(computed, f"{where}, law.py's law")
     else:
         raise _fail(f"{where}: needs a law, or a law.py beside the exercise that computes it")
+    try:
+        require_power(where, law, trials, look)
+    except ValueError as refused:
+        raise _fail(str(refused)) from None
     return SamplerInput(str(name), ordered, trials, seed, law, look)
 
 
@@ -306,8 +311,12 @@ def judge_input(
     expected = [trials * x for x in law]
     observed = [c / trials for c in tokens]
     impossible = _impossible(item, tokens)
-    statistic, df = statistics.chi2_statistic(tokens, expected, MIN_EXPECTED)
-    threshold = statistics.chi2_threshold(rate / CHI2_SAFETY, df)
+    # A first look that settled the input is described by the test that settled it.
+    look = trials == item.first_look and not (impossible or goes_on(item, counts))
+    statistic, df = statistics.chi2_statistic(
+        tokens, expected, LOOK_MIN_EXPECTED if look else MIN_EXPECTED
+    )
+    threshold = statistics.chi2_threshold(CONTINUE if look else rate / CHI2_SAFETY, df)
     passed = not impossible and statistic <= threshold
     chart = Chart(
         tokens=list(range(item.bins)),
@@ -344,10 +353,11 @@ def judge_input(
             f"{calls} the tokens came out in the exact law's proportions (chi-square "
             f"{statistic:.2f} over {df + 1} bins, within the threshold {threshold:.2f})"
         )
-        if trials == item.first_look:
+        if look:
             sentence += (
                 f"; settled at the first look: {trials} of the {item.trials} calls were clearly "
-                f"enough, so the other {item.trials - trials} did not run"
+                f"enough (a correct function goes past that bound one time in "
+                f"{round(1 / CONTINUE)}), so the other {item.trials - trials} did not run"
             )
     return passed, sentence, chart
 

@@ -8,7 +8,7 @@ import pytest
 
 from app.grading.distribution import load_check
 
-GOOD = {"name": "n", "p": [[0.5, 0.5], [1.0, 0.0]], "q": [[0.25, 0.75]], "trials": 10, "seed": 1}
+GOOD = {"name": "n", "p": [[0.5, 0.5], [1.0, 0.0]], "q": [[0.25, 0.75]], "trials": 40, "seed": 1}
 
 
 @pytest.fixture
@@ -22,8 +22,8 @@ def test_a_sound_declaration_loads(folder: Path) -> None:
     assert check is not None and check.tests == 1
     assert check.pairs[0].gamma == 1 and check.pairs[0].alpha == 0.75
     assert load_check(None, folder) is None
-    (looking,) = load_check({"pairs": [{**GOOD, "first_look": 4}]}, folder).pairs  # type: ignore[union-attr]
-    assert looking.first_look == 4 and check.pairs[0].first_look is None
+    (looking,) = load_check({"pairs": [{**GOOD, "first_look": 10}]}, folder).pairs  # type: ignore[union-attr]
+    assert looking.first_look == 10 and check.pairs[0].first_look is None
 
 
 @pytest.mark.parametrize(
@@ -36,7 +36,10 @@ def test_a_sound_declaration_loads(folder: Path) -> None:
         ({"trials": 0}, "trials must be"),
         ({"seed": "x"}, "seed must be"),
         ({"extra": 1}, "needs exactly"),
-        ({"first_look": 10}, "first_look must be"),
+        ({"first_look": 40}, "first_look must be"),
+        # p[0] = (0.5, 0.5): 39 trials expect 19.5 of each, pooled into one bin of 39
+        ({"trials": 39}, "trials = 39 pools every token into one bin of the chi-square"),
+        ({"first_look": 9}, "first_look = 9 pools every token into one bin"),
         ({"first_look": 0}, "first_look must be"),
         ({"first_look": 2.5}, "first_look must be"),
         ({"first_look": True}, "first_look must be"),

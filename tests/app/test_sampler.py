@@ -38,6 +38,9 @@ def test_a_declaration_loads_with_its_law_given_or_computed(tmp_path: Path) -> N
     given = load({"inputs": [{**GOOD, "law": [0.5, 0.3, 0.15, 0.05]}]}, tmp_path)
     assert given is not None and given.inputs[0].law == (0.5, 0.3, 0.15, 0.05)
     assert given.rng == "rng" and given.rng_at == 1 and given.parameters == {"probs": "list"}
+    # One possible token: no chi-square to have power, the token returned is the whole test.
+    sure = load({"inputs": [{**GOOD, "trials": 2, "law": [0.0, 1.0, 0.0, 0.0]}]}, tmp_path)
+    assert sure is not None and sure.inputs[0].trials == 2
     (tmp_path / "law.py").write_text("def law(probs):\n    return [p for p in probs]\n")
     computed = load({"inputs": [GOOD], "hints": {"token": 2}}, tmp_path)
     assert computed is not None and computed.inputs[0].law == (0.5, 0.3, 0.15, 0.05)
@@ -55,6 +58,9 @@ def test_a_declaration_loads_with_its_law_given_or_computed(tmp_path: Path) -> N
         ({"inputs": [{**GOOD, "input": {"p": [1.0]}}]}, "exactly the parameters ['probs']"),
         ({"inputs": [{**GOOD, "trials": 0}]}, "trials must be"),
         ({"inputs": [{**GOOD, "first_look": 100}]}, "first_look must be"),
+        # (0.5, 0.3, 0.15, 0.05): 39 calls expect 19.5 of token 0, every token one bin
+        ({"inputs": [{**GOOD, "trials": 39, "law": GOOD["input"]["probs"]}]}, "trials = 39 pools"),
+        ({"inputs": [{**GOOD, "first_look": 9, "law": GOOD["input"]["probs"]}]}, "first_look = 9"),
         ({"inputs": [{**GOOD, "seeds": 1}]}, "unknown key 'seeds'"),
         ({"inputs": [GOOD]}, "needs a law, or a law.py"),
         ({"inputs": [GOOD, GOOD], "lesson": "x"}, "needs a law"),
