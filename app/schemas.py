@@ -9,7 +9,15 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
 
 # The largest 64-bit signed integer: the largest seed (the history keeps seeds in a BIGINT
 # column) and the bound on a custom input's integers (a float conversion of a larger one
@@ -186,6 +194,19 @@ class Submission(BaseModel):
         le=MAX_SEED,
         description="Submit only: replay the random cases of an earlier report's seed",
     )
+
+    @field_validator("seed")
+    @classmethod
+    def _seed_is_for_submit(cls, seed: int | None, info: ValidationInfo) -> int | None:
+        # A Run grades the six examples, which draw nothing: a seed there would be ignored, and
+        # a learner who sent one expects it to do something.
+        if seed is not None and info.data.get("mode") != "submit":
+            raise PydanticCustomError(
+                "seed_without_submit",
+                'only a Submit replays a seed (send "mode": "submit"); a Run grades the six '
+                "examples, which draw no random cases",
+            )
+        return seed
 
 
 class CustomRun(BaseModel):

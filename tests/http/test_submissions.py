@@ -193,6 +193,9 @@ def test_chunked_body_is_refused_without_reading_it_all(client: InProcessClient)
             "body.seed: Input should be a valid integer",
         ),
         (b'{"code": "x", "mode": "submit", "seed": -1}', "body.seed: Input should be greater than"),
+        # a Run draws no random cases: a seed there would be ignored, so it is refused
+        (b'{"code": "x", "seed": 5}', "body.seed: only a Submit replays a seed"),
+        (b'{"code": "x", "mode": "run", "seed": 0}', "body.seed: only a Submit replays a seed"),
     ],
 )
 def test_malformed_body_is_422_with_readable_detail(
