@@ -112,6 +112,17 @@ class Unshown(str):
     __hash__ = str.__hash__
 
 
+class NonFinite(str):
+    """A float the sandbox sent as "nan", "inf" or "-inf" (JSON has no such numbers): the same
+    text in the report's JSON, written as Python writes the float in a message (-inf, not a
+    quoted string a learner might have returned)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 def plain(tagged: Any) -> Any:
     """A tagged value as plain JSON for display and comparison (tuples become lists)."""
     if not isinstance(tagged, dict):
@@ -133,6 +144,8 @@ def plain(tagged: Any) -> Any:
         return f"<{tagged.get('type', 'object')} object: {tagged.get('repr', '')}>"
     if kind == "too_big":
         return Unshown(f"<{tagged.get('type', 'value')} too large to show>")
+    if kind == "float" and isinstance(value, str):
+        return NonFinite(value)
     return value
 
 

@@ -215,6 +215,16 @@ def test_non_finite_floats_are_named_not_quoted() -> None:
     assert not cmp.same("inf", "-inf", TOLERANT)
 
 
+def test_a_non_finite_float_inside_a_list_is_written_as_python_writes_it() -> None:
+    returned = {"t": "list", "v": [{"t": "float", "v": "-inf"}, {"t": "str", "v": "-inf"}]}
+    shown = cmp.plain(returned)
+    assert shown == ["-inf", "-inf"]  # the report's JSON: JSON has no infinities
+    # In words the float is -inf and the learner's string '-inf' stays a quoted string.
+    assert repr(shown) == "[-inf, '-inf']"
+    problem = cmp.value_problem(shown, [-800.75, "x"], "scores", Feedback(), TOLERANT)
+    assert problem is not None and "you returned -inf" in problem, problem
+
+
 def test_floats_in_a_list_are_compared_item_by_item_with_the_tolerance() -> None:
     assert cmp.same([1.0, 2.0 + 1e-12], [1.0, 2.0], TOLERANT)
     assert cmp.value_problem([1.0, 2.5], [1.0, 2.0], "x", Feedback(), TOLERANT) == (
