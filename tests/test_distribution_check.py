@@ -52,7 +52,7 @@ def test_every_correct_step_passes(path: Path, judge: Judge, exercise: Exercise)
         assert row.status == Status.passed, row.message
         assert row.chart is not None and row.chart.passed
         assert row.chart.statistic <= row.chart.threshold
-        assert "came out in the target's proportions" in (row.message or "")
+        assert "showed no departure from the target's proportions" in (row.message or "")
         assert ORDER_LESSON not in (row.message or "")
 
 
@@ -158,7 +158,7 @@ def test_a_wrong_mean_token_count_fails(judge: Judge, exercise: Exercise) -> Non
     code = (GOLDEN / "wrong_bonus_after_rejection.py").read_text()
     row = check_rows(judge, exercise, code)[0]
     assert row.status == Status.failed
-    assert "came out in the target's proportions" in (row.message or "")
+    assert "showed no departure from the target's proportions" in (row.message or "")
     assert "tokens on average; with every row the same a correct step yields" in (row.message or "")
     assert "= 1.875 (alpha = 0.5, gamma = 3)" in (row.message or "")
     assert row.hint == exercise.distribution.hints["tokens_per_step"] == 3  # where a step ends

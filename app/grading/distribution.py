@@ -59,7 +59,8 @@ PAIR_KEYS = {"name", "p", "q", "trials", "seed"}
 # always kept there and when the token returned is given probability 0 ({draft}, {token} and
 # {p_draft}, {q_draft}, {p_token}, {q_token}, the rows' numbers at those tokens, filled in).
 WORDS = {
-    "lesson": "Your step's tokens come out in the law's proportions, yet the exact cases fail: "
+    "lesson": "As far as these steps can tell, your step's tokens come out in the law's "
+    "proportions, yet the exact cases fail: "
     "they also fix which random number decides what, so a step can be right in distribution "
     "and still wrong draw by draw",
     "target": "the row p[0]",

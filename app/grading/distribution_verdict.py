@@ -223,9 +223,9 @@ def judge_pair(
         )
     else:
         parts.append(
-            f"over {trials} steps the first token came out in the target's proportions "
-            f"(chi-square {statistic:.2f} over {df + 1} bins, within the threshold "
-            f"{threshold:.2f})"
+            f"over {trials} steps the first token showed no departure from the target's "
+            f"proportions that {trials} steps can detect (chi-square {statistic:.2f} over "
+            f"{df + 1} bins, within the threshold {threshold:.2f})"
         )
     if pair.rows_equal:
         alpha, gamma = pair.alpha, pair.gamma

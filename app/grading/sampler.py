@@ -49,7 +49,8 @@ LAW_SUM_TOLERANCE = 1e-9
 # What a function right in distribution but wrong draw by draw should learn (an exercise may
 # put it in its own words with ``lesson``).
 LESSON = (
-    "Your function's tokens come out in the law's proportions, yet the exact cases fail: they "
+    "As far as these calls can tell, your function's tokens come out in the law's proportions, "
+    "yet the exact cases fail: they "
     "also fix which random number decides what, so a function can be right in distribution "
     "and still wrong draw by draw"
 )
@@ -350,8 +351,9 @@ def judge_input(
         )
     else:
         sentence = (
-            f"{calls} the tokens came out in the exact law's proportions (chi-square "
-            f"{statistic:.2f} over {df + 1} bins, within the threshold {threshold:.2f})"
+            f"{calls} the tokens showed no departure from the exact law's proportions that "
+            f"{trials} calls can detect (chi-square {statistic:.2f} over {df + 1} bins, within "
+            f"the threshold {threshold:.2f})"
         )
         if look:
             sentence += (
