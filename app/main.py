@@ -9,6 +9,7 @@ from app import instructor_routes, learner_routes, openapi_examples, routes
 from app.config import Settings
 from app.errors import install_error_handlers
 from app.grading import Judge
+from app.head_requests import HeadAsGet
 from app.headers import SecurityHeaders
 from app.learners import LearnerGate
 from app.lifespan import lifespan_for
@@ -46,5 +47,6 @@ def create_app(settings: Settings | None = None, judge: Judge | None = None) -> 
         in_flight=settings.learner_in_flight,
         trusted_proxies=settings.trusted_networks,
     )
+    app.add_middleware(HeadAsGet)
     app.add_middleware(SecurityHeaders)  # outermost: the gate's 429 gets the headers too
     return app

@@ -55,6 +55,22 @@ def test_health_reports_the_real_layers(real_client: httpx.Client) -> None:
 
 
 @pytest.mark.any_server
+@pytest.mark.parametrize("path", ["/api/health", "/api/exercises", "/", "/static/judge.css"])
+def test_head_answers_as_get_would_without_a_body(real_client: httpx.Client, path: str) -> None:
+    # Health checks and monitors often probe with HEAD.
+    got = real_client.get(path)
+    head = real_client.head(path)
+    assert (head.status_code, got.status_code) == (200, 200)
+    assert head.content == b""
+    assert head.headers["content-type"] == got.headers["content-type"]
+    assert head.headers["x-content-type-options"] == "nosniff"
+    if "content-length" in got.headers and path != "/api/health":  # health's numbers move
+        assert head.headers["content-length"] == str(len(got.content))
+    # A path that answers POST only still says so: 405 with its Allow.
+    refused = real_client.head("/api/exercises/x/submissions")
+    assert (refused.status_code, refused.headers["allow"]) == (405, "POST")
+
+
 def test_reference_solution_is_accepted(real_client: httpx.Client, exercise: Exercise) -> None:
     response = submit(real_client, exercise.id, exercise.solution_code)
     assert response.status_code == 200
