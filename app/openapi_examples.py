@@ -154,7 +154,21 @@ def fill(document: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
             for parameter in operation.get("parameters", []):
                 if parameter["name"] == "exercise_id":
                     parameter["example"] = found["exercise_id"]
+            if _cannot_be_invalid(operation):
+                operation["responses"].pop("422", None)
     return filled
+
+
+def _cannot_be_invalid(operation: dict[str, Any]) -> bool:
+    """No body and only path parameters that take any text: FastAPI lists its 422 on every
+    operation with a parameter, but nothing here can fail validation (an unknown id is a 404)."""
+    parameters = operation.get("parameters", [])
+    return "requestBody" not in operation and all(
+        parameter["in"] == "path"
+        and parameter.get("schema", {}).get("type") == "string"
+        and set(parameter["schema"]) <= {"type", "title", "description"}
+        for parameter in parameters
+    )
 
 
 def install(app: FastAPI) -> None:

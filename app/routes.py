@@ -99,6 +99,18 @@ GRADING_REFUSALS: dict[int | str, dict[str, Any]] = {
         },
     },
 }
+# Every worker busy and the queue full: both grading endpoints answer so.
+SATURATED: dict[int | str, dict[str, Any]] = {
+    503: {
+        **_error(
+            "Saturated: retry after the number of seconds in Retry-After.",
+            "The judge is busy; retry shortly.",
+        ),
+        "headers": {
+            "Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}
+        },
+    },
+}
 SUBMISSION_BODY = {
     "required": True,
     "content": {
@@ -186,15 +198,7 @@ async def get_exercise(exercise: ExerciseDep) -> ExercisePublic:
         },
         **GRADING_REFUSALS,
         **INVALID,
-        503: {
-            **_error(
-                "Saturated: retry after the number of seconds in Retry-After.",
-                "The judge is busy; retry shortly.",
-            ),
-            "headers": {
-                "Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}
-            },
-        },
+        **SATURATED,
     },
 )
 async def submit(grading: GradingDep) -> Response:
@@ -236,7 +240,7 @@ async def submit(grading: GradingDep) -> Response:
             "description": "Malformed body, an input that does not fit the parameters, or one "
             "the reference cannot answer.",
         },
-        503: _error("Saturated: retry after Retry-After seconds.", "The judge is busy."),
+        **SATURATED,
     },
 )
 async def run_custom(grading: CustomGradingDep) -> Response:
@@ -302,10 +306,11 @@ async def get_hint(
                         "status": "ok",
                         "sandbox": {
                             "rlimits": True,
-                            "uid_drop": True,
                             "clean_env": True,
-                            "seccomp": True,
+                            "uid_drop": True,
+                            "no_new_privs": True,
                             "landlock": False,
+                            "seccomp": True,
                             "policy": True,
                         },
                         "pool": {
