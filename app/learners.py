@@ -201,7 +201,8 @@ async def _too_many(limit: int, send: Send) -> None:
         {
             "detail": f"You already have {limit} {grades} running; "
             f"try again in {RETRY_AFTER_S} s, once one has finished."
-        }
+        },
+        separators=(",", ":"),  # as every other answer of the API is written
     ).encode()
     await send(
         {
