@@ -441,6 +441,13 @@ def error_message(run: CaseRun, limits_text: dict[str, str]) -> str:
     if run.outcome is Outcome.crashed:
         malformed = error.message if error is not None else None
         return process_end(run.exit_status, malformed, "before this case finished")
+    if run.outcome is Outcome.not_run:
+        # In a check's job, after an earlier input or pair spent the budget (case rows name
+        # the case that did; reports.not_run_message).
+        return (
+            "not run, after an earlier input of the check used up the time (or the room for "
+            "results) that its inputs share: see the row that did"
+        )
     if error is None:
         return "your code failed"
     where = f" (line {error.line})" if error.line else ""

@@ -59,6 +59,13 @@ def test_a_failing_step_is_worded_from_the_error() -> None:
     assert row.message == "during the distribution check: ValueError: boom"
 
 
+def test_a_pair_left_unrun_by_an_earlier_ones_timeout_says_so() -> None:
+    (row,) = _rows(None, Outcome.not_run)
+    assert row.status == Status.error
+    assert row.message is not None
+    assert row.message.startswith("during the distribution check: not run, after an earlier")
+
+
 def test_check_rows_count_in_the_verdict(catalog: Catalog) -> None:
     exercise = catalog.get("speculative-decoding-verify")
     assert exercise is not None
