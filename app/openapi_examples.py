@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from app.catalog import Case, Catalog, Exercise
 from app.errors import no_such_hint
 from app.grading import CUSTOM_CASE_NAME, BadInput, validate
+from app.instructor_routes import is_instructor_path
 from app.routes import exercise_public, exercise_summary, sections_of
 from app.schemas import CaseResult, Group, Mode, Report, Status, TheoryPublic, Verdict
 
@@ -177,6 +178,11 @@ def install(app: FastAPI) -> None:
     plain = app.openapi
 
     def document() -> dict[str, Any]:
+        if app.state.settings.instructor_token is None:
+            return _without_instructor(cached_document())
+        return cached_document()
+
+    def cached_document() -> dict[str, Any]:
         catalog = getattr(app.state, "catalog", None)
         cached = getattr(app.state, "openapi_examples", None)
         if catalog is None:
@@ -187,3 +193,10 @@ def install(app: FastAPI) -> None:
         return cached[1]
 
     app.openapi = document  # type: ignore[method-assign]
+
+
+def _without_instructor(document: dict[str, Any]) -> dict[str, Any]:
+    """The document without the instructor's paths: while the view is off they answer 404 to
+    every method, as paths that do not exist (instructor_routes.HiddenWhileOff)."""
+    paths = {p: ops for p, ops in document["paths"].items() if not is_instructor_path(p)}
+    return {**document, "paths": paths}

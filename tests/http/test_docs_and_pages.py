@@ -38,7 +38,13 @@ API_ROUTES = {
 }
 
 
-def test_openapi_documents_every_route(client: InProcessClient) -> None:
+INSTRUCTOR_ROUTES = {(method, path) for method, path in API_ROUTES if "/instructor/" in path}
+
+
+def test_openapi_documents_every_route(
+    make_client: Callable[..., InProcessClient], fake_judge: object
+) -> None:
+    client = make_client(fake_judge, instructor_token="a-token-of-16-chars-or-more")
     spec = client.get("/openapi.json").json()
     operations = {
         (method, path): op for path, ops in spec["paths"].items() for method, op in ops.items()
@@ -49,6 +55,14 @@ def test_openapi_documents_every_route(client: InProcessClient) -> None:
         assert op.get("description"), key
         (answer,) = op["responses"]["200"]["content"].values()  # JSON, or the export's CSV
         assert answer.get("example"), key
+
+
+def test_the_instructor_paths_are_left_out_while_the_view_is_off(client: InProcessClient) -> None:
+    # Off, they answer 404 to every method, as paths that do not exist.
+    spec = client.get("/openapi.json").json()
+    listed = {(method, path) for path, ops in spec["paths"].items() for method in ops}
+    assert listed == API_ROUTES - INSTRUCTOR_ROUTES
+    assert client.get("/api/instructor/exercises").status_code == 404
 
 
 def test_openapi_has_the_report_and_error_schemas(client: InProcessClient) -> None:
