@@ -5,6 +5,7 @@
   "use strict";
 
   const { element } = window.JudgeDom;
+  const ANSWER_WITHIN_S = 30; // as a Run's or Submit's (exercise.js): past it, the judge stopped
 
   // A Python literal as JSON: None/True/False, tuples as lists, a trailing comma, 'strings'.
   // Numbers, lists and dicts are already spelled alike.
@@ -164,13 +165,18 @@
       try {
         let response;
         try {
-          response = await fetch(api + "/runs", {
+          const request = {
             method: "POST",
             headers: { "Content-Type": "application/json", Accept: "application/json" },
             body: JSON.stringify({ code: getCode(), input: input }),
-          });
+          };
+          response = await JudgeDom.fetchWithin(api + "/runs", request, ANSWER_WITHIN_S);
         } catch (error) {
-          show("error", [element("p", { text: "Could not reach the judge." })]);
+          const words =
+            error.name === "TimeoutError"
+              ? "The judge did not answer in " + ANSWER_WITHIN_S + " s: it may be overloaded or stopped. Try again in a moment."
+              : "Could not reach the judge.";
+          show("error", [element("p", { text: words })]);
           return;
         }
         const body = await readJson(response);

@@ -5,6 +5,9 @@
  *     "html" the markup (only ever markup the page made itself: JudgeRender's Markdown). A null
  *     or undefined child is skipped, so a part that does not apply can be written inline.
  *   JudgeDom.svg(tag, attributes, text) -> an SVG element, its attributes and optional text.
+ *   JudgeDom.fetchWithin(url, options, seconds) -> fetch's promise, rejected with an Error whose
+ *     name is "TimeoutError" when no answer has come in that many seconds (a judge that stopped
+ *     answering would otherwise leave the page waiting, its buttons off, for ever).
  *
  * Text always goes in as text, never as markup: a learner's value or an exercise's name cannot
  * add elements to the page.
@@ -35,5 +38,22 @@
     return node;
   }
 
-  window.JudgeDom = Object.freeze({ element, svg });
+  async function fetchWithin(url, options, seconds) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), seconds * 1000);
+    try {
+      return await fetch(url, { ...options, signal: controller.signal });
+    } catch (error) {
+      if (controller.signal.aborted) {
+        const late = new Error("no answer in " + seconds + " s");
+        late.name = "TimeoutError";
+        throw late;
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  window.JudgeDom = Object.freeze({ element, svg, fetchWithin });
 })();

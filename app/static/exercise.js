@@ -12,6 +12,9 @@
   const { element } = window.JudgeDom;
   const { pretty, formatDuration } = window.JudgeReport;
   const $ = (id) => document.getElementById(id);
+  // A grade answers in milliseconds, a busy judge's within its queue's wait, a saturated one at
+  // once (503): past this, the judge has stopped answering, and the page says so.
+  const ANSWER_WITHIN_S = 30;
 
   // ---- storage (a browser with storage disabled still works, it just forgets) ----
 
@@ -199,13 +202,19 @@
     try {
       let response;
       try {
-        response = await fetch(api + "/submissions", {
+        const request = {
           method: "POST",
           headers: { "Content-Type": "application/json", Accept: "application/json" },
           body: JSON.stringify({ code: code, mode: mode }),
-        });
+        };
+        response = await JudgeDom.fetchWithin(api + "/submissions", request, ANSWER_WITHIN_S);
       } catch (error) {
-        view.httpProblem("Could not reach the judge", "Check that the judge is running, then try again.");
+        if (error.name === "TimeoutError") {
+          view.httpProblem(
+            "The judge did not answer",
+            "No answer in " + ANSWER_WITHIN_S + " s: it may be overloaded or stopped. Your code is kept here; try again in a moment.",
+          );
+        } else view.httpProblem("Could not reach the judge", "Check that the judge is running, then try again.");
         return;
       }
       if (response.ok) {

@@ -262,6 +262,23 @@ def test_run_shows_a_busy_state_then_the_report(page: Any) -> None:
     assert run.locator(".button__label").inner_text() == "Run tests"
 
 
+def test_a_judge_that_stops_answering_is_given_up_on_and_the_buttons_come_back(page: Any) -> None:
+    p = open_exercise(page, "speculative-decoding-verify")
+    p.clock.install()  # the page's timers run on a clock this test moves
+    held: list[Any] = []
+    p.route("**/submissions", lambda route: held.append(route))  # never answered
+    run = p.get_by_test_id("run")
+    run.click()
+    p.wait_for_function("() => document.querySelector('[data-testid=run]').disabled")
+    p.clock.run_for(29_000)
+    assert run.is_disabled() and len(held) == 1  # still waiting, as it should under load
+    p.clock.run_for(2_000)
+    p.wait_for_function("() => !document.querySelector('[data-testid=run]').disabled")
+    summary = p.get_by_test_id("summary").inner_text()
+    assert "The judge did not answer" in summary and "No answer in 30 s" in summary
+    assert p.get_by_test_id("submit").is_enabled()
+
+
 def test_http_errors_show_their_detail(page: Any, server: Any) -> None:
     # Chromium logs every 4xx/5xx answer as a console error: expected here.
     page.allowed_errors.extend(["status of 413", "status of 503"])
