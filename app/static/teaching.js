@@ -10,7 +10,10 @@
 (function () {
   "use strict";
 
-  const WIDTH = 420;
+  const WIDE_WIDTH = 420;
+  // On a phone the chart is drawn narrower rather than shrunk: its 12 px words stay 12 px in a
+  // box of about 300 px, and every token stays in view (no sideways scroll to find the last).
+  const NARROW_WIDTH = 300;
   const HEIGHT = 200;
   const MARGIN = { top: 14, right: 8, bottom: 52, left: 46 }; // left: room for "100.0%" at 12 px
 
@@ -33,8 +36,9 @@
   function chart(data) {
     if (!wellFormed(data)) return null;
     const n = data.tokens.length;
+    const width = window.innerWidth < 520 ? NARROW_WIDTH : WIDE_WIDTH;
     const top = Math.max(0.05, ...data.target, ...data.observed);
-    const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
+    const plotWidth = width - MARGIN.left - MARGIN.right;
     const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
     const slot = plotWidth / n;
     const bar = Math.max(1, Math.min(24, slot * 0.36));
@@ -46,7 +50,7 @@
     const over = data.trials + " " + unit;
     const svg = node("svg", {
       class: "dist-chart",
-      viewBox: "0 0 " + WIDTH + " " + HEIGHT,
+      viewBox: "0 0 " + width + " " + HEIGHT,
       role: "img",
       "data-testid": "distribution-chart",
       "aria-label": "Each " + counted + " over " + over + ": the " + law + " beside your frequency, per token",
@@ -55,7 +59,7 @@
     // Axis and three gridlines, labelled in percent.
     for (const fraction of [0, 0.5, 1]) {
       const value = top * fraction;
-      svg.append(node("line", { class: "dist-chart__grid", x1: MARGIN.left, x2: WIDTH - MARGIN.right, y1: y(value), y2: y(value) }));
+      svg.append(node("line", { class: "dist-chart__grid", x1: MARGIN.left, x2: width - MARGIN.right, y1: y(value), y2: y(value) }));
       svg.append(node("text", { class: "dist-chart__axis", x: MARGIN.left - 4, y: y(value) + 4, "text-anchor": "end" }, percent(value)));
     }
     data.tokens.forEach((token, i) => {

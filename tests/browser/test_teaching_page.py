@@ -171,3 +171,30 @@ def test_submit_on_resample_draws_the_distribution_chart(page: Any, server: Any)
     assert "most over-sampled" in first.inner_text()
     assert exercise["hint_count"] >= 1
     page.screenshot("distribution-chart")
+
+
+def test_on_a_phone_the_chart_fits_its_box_with_legible_words(make_page: Any) -> None:
+    # Eight tokens, as the sampler checks have: each label in view, none shrunk below 10 px.
+    eight = [0.3, 0.2, 0.15, 0.12, 0.1, 0.07, 0.04, 0.02]
+    chart = {"tokens": list(range(8)), "target": eight, "observed": eight[::-1], "trials": 400,
+             "statistic": 3.0, "threshold": 36.8, "passed": True}  # fmt: skip
+    p = open_exercise(make_page(375, 700), RESAMPLE)
+    drawn = p.evaluate(
+        """(chart) => {
+            const box = document.createElement('div');
+            box.style.width = '292px';  // the field's width on a 375 px screen
+            box.className = 'field--chart';
+            box.append(window.JudgeTeaching.chart(chart));
+            document.querySelector('main').append(box);
+            const right = box.getBoundingClientRect().right;
+            const labels = [...box.querySelectorAll('[data-testid=chart-token] text')];
+            return {
+              inView: labels.every((t) => t.getBoundingClientRect().right <= right + 0.5),
+              smallest: Math.min(...labels.map((t) => t.getBoundingClientRect().height)),
+              scrolls: box.scrollWidth > box.clientWidth,
+            };
+        }""",
+        chart,
+    )
+    assert drawn["inView"] and not drawn["scrolls"], drawn
+    assert drawn["smallest"] >= 10, drawn
