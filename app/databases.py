@@ -112,6 +112,15 @@ class DatabaseError(Exception):
         self.lasting = lasting
 
 
+class RowsRefused(DatabaseError):
+    """The database stored a batch but for ``refused`` of its rows, which it refuses for their
+    content (a retry cannot change that): the others are in, those can never be."""
+
+    def __init__(self, message: str, refused: int) -> None:
+        super().__init__(message)
+        self.refused = refused
+
+
 class Database(Protocol):
     """What the history needs from a backend."""
 

@@ -28,6 +28,7 @@ from app.databases import (
     Database,
     DatabaseError,
     Row,
+    RowsRefused,
     SqliteDatabase,
     one_line,
     open_database,
@@ -317,6 +318,17 @@ class History:
             self._busy_since = started
         try:
             self._db.insert(rows)
+        except RowsRefused as refused:
+            # Stored but for rows the database will never take: counted lost, said, and not
+            # retried (they would hold back every row behind them).
+            with self._cond:
+                self._lost += refused.refused
+            log.error(
+                "submission history: %d row(s) refused for their content and LOST, the rest "
+                "of its batch stored (%s)",
+                refused.refused,
+                refused,
+            )
         finally:
             with self._cond:
                 waited = time.monotonic() - started

@@ -51,7 +51,8 @@ def row_values(exercise_id: str, report: Report, code: str, learner: str | None 
         learner,
         report.mode.value,
         # Stored as the learner can get it back; a lone surrogate (valid in JSON, not in UTF-8)
-        # would make a PostgreSQL insert fail, so it is replaced.
-        text.decode("utf-8", "replace"),
+        # or a NUL (PostgreSQL's text cannot hold one) would make an insert fail, so each is
+        # replaced by U+FFFD, in every database alike. Code with a NUL never compiles anyway.
+        text.decode("utf-8", "replace").replace("\x00", "\ufffd"),
         failed_cases(report),
     )

@@ -13,6 +13,7 @@ from app.databases import (
     POSTGRES_SCHEMA,
     DatabaseError,
     Row,
+    RowsRefused,
     _Submissions,
     one_line,
     redact,
@@ -120,9 +121,32 @@ class PostgresDatabase(_Submissions):
                     self._drop()
                     if attempt == 2:
                         raise DatabaseError(f"PostgreSQL insert failed: {one_line(exc)}") from exc
+                except psycopg.DataError as exc:
+                    # A row the server refuses for what it holds would be refused again on
+                    # every retry and hold back every row behind it: the rows go in one by one.
+                    self._one_by_one(conn, rows, exc)
+                    return
                 except psycopg.Error as exc:
                     self._drop()
                     raise DatabaseError(f"PostgreSQL insert failed: {one_line(exc)}") from exc
+
+    def _one_by_one(self, conn: Any, rows: Sequence[Row], first: Exception) -> None:
+        """Insert each row in a transaction of its own; raises RowsRefused naming how many the
+        server refused for their content (the rest are stored), or what stopped it."""
+        psycopg = self._psycopg
+        refused = 0
+        try:
+            for row in rows:
+                try:
+                    with conn.transaction(), conn.cursor() as cursor:
+                        cursor.execute(self.insert_statement, row)
+                except psycopg.DataError:
+                    refused += 1
+        except psycopg.Error as exc:
+            self._drop()
+            raise DatabaseError(f"PostgreSQL insert failed: {one_line(exc)}") from exc
+        if refused:
+            raise RowsRefused(f"PostgreSQL refused a row: {one_line(first)}", refused)
 
     def _read(self, sql: str, args: Sequence[object]) -> tuple[list[str], list[tuple[Any, ...]]]:
         psycopg = self._psycopg

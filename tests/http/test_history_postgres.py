@@ -237,3 +237,33 @@ def test_a_served_judge_records_submissions_in_postgresql(
     database = postgres_url.rsplit("/", 1)[1]
     rows = postgres_server.sql(database, "SELECT exercise_id, verdict FROM submissions")
     assert rows == [("speculative-decoding-verify", "compile_error")]
+
+
+def test_a_nul_in_the_code_is_stored_replaced_and_holds_back_no_row(history: History) -> None:
+    # PostgreSQL's text cannot hold a NUL: the learner's code is kept with U+FFFD in its place
+    # (it never compiles anyway), and the rows of everyone else after it are written.
+    history.record("a", REPORT, "x = 1\x00\n")
+    for i in range(5):
+        history.record("a", REPORT, f"code {i}")
+    assert history.flush(timeout=10)
+    assert history.count() == 6 and history.state()["lost"] == 0
+    _, rows = history.read("SELECT code FROM submissions ORDER BY id LIMIT 1", [])
+    assert rows == [("x = 1\ufffd\n",)]
+
+
+def test_a_row_the_server_refuses_is_counted_lost_and_the_rest_of_its_batch_stored(
+    history: History, caplog: pytest.LogCaptureFixture
+) -> None:
+    # 10**12 passed cases do not fit the INTEGER column: a refusal no retry can change.
+    huge = REPORT.model_copy(update={"passed": 10**12, "total": 10**12})
+    history.record("a", REPORT, "before")
+    history.record("a", huge, "refused")
+    history.record("a", REPORT, "after")
+    assert history.flush(timeout=10)
+    assert history.count() == 2
+    state = history.state()
+    assert (state["state"], state["lost"], state["backlog"]) == ("ok", 1, 0)
+    _, rows = history.read("SELECT code FROM submissions ORDER BY id", [])
+    assert rows == [("before",), ("after",)]
+    refusals = [r.getMessage() for r in caplog.records if "refused for their content" in r.message]
+    assert len(refusals) == 1 and "1 row(s)" in refusals[0], refusals
