@@ -252,9 +252,15 @@ class History:
         with self._ending:
             if not self._writer_done:
                 self._writer_closes = True
+                with self._cond:
+                    waiting = len(self._rows) + self._taken + self._overflow
+                    unspooled = min(self._unspooled, len(self._rows) + self._taken)
                 log.error(
-                    "submission history: writer still busy after %s s; not waiting for it",
+                    "submission history: writer still busy after %s s; not waiting for it: "
+                    "%d row(s) unwritten, %d of them in no spool and lost if it never returns",
                     self._close_timeout_s,
+                    waiting,
+                    unspooled,
                 )
                 return
         self._db.close()

@@ -40,22 +40,60 @@ class Spool:
         name = f"rows-{os.getpid()}-{secrets.token_hex(4)}.jsonl"
         self.path = folder / name
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            # Made under a name no judge looks for, locked, then named: another judge's look
-            # for orphans must never find it unlocked.
-            making = folder / f".{name}"
-            self._fd = os.open(making, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            os.rename(making, self.path)
+            self._fd = self._made()
         except OSError as exc:
             raise SpoolError(f"cannot use the history spool {folder}: {exc.strerror}") from exc
         self.size = 0
         self.rows = 0  # rows appended since the file was last emptied
         self.broken: str | None = None  # why appends stopped, until the file is emptied
 
+    def _made(self) -> int:
+        """A new, empty, locked file at ``path`` (its folder made too), open for reading and
+        appending. Made under a name no judge looks for, locked, then named: another judge's
+        look for orphans must never find it unlocked."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        making = self.folder / f".{self.path.name}"
+        fd = os.open(making, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.rename(making, self.path)
+        except OSError:
+            os.close(fd)
+            raise
+        return fd
+
+    def _still_named(self) -> bool:
+        """Whether the open file is still in the folder; written back if someone deleted it
+        (or the folder): rows kept only in a file without a name would not outlive a kill.
+        False when it cannot be written back."""
+        if os.fstat(self._fd).st_nlink > 0:
+            return True
+        try:
+            fd = self._made()
+        except OSError as exc:
+            self.broken = f"the spool file was deleted and cannot be made again: {exc.strerror}"
+            return False
+        offset = 0
+        try:
+            while chunk := os.pread(self._fd, 1 << 20, offset):
+                offset += os.write(fd, chunk)
+        except OSError as exc:
+            self.broken = f"the spool file was deleted and cannot be written back: {exc.strerror}"
+            os.close(fd)
+            self.path.unlink(missing_ok=True)
+            return False
+        os.close(self._fd)
+        self._fd = fd
+        log.warning(
+            "submission history: the spool %s was deleted while in use; written back (%d rows)",
+            self.path,
+            self.rows,
+        )
+        return True
+
     def append(self, row: dict[str, object]) -> bool:
         """Append one row; False if it could not be (disk full, spool full): it is then not kept."""
-        if self.broken is not None:
+        if self.broken is not None or not self._still_named():
             return False
         line = (json.dumps(row, separators=(",", ":"), allow_nan=False) + "\n").encode()
         if self.size + len(line) > self.limit_bytes:
@@ -88,7 +126,10 @@ class Spool:
         self.broken = None
 
     def read(self, start: int = 0, end: int | None = None) -> Iterator[dict[str, object]]:
-        """The rows of this judge's own file between two byte offsets."""
+        """The rows of this judge's own file between two byte offsets (through the open file if
+        its name was deleted and could not be made again)."""
+        if self._fd >= 0 and not self._still_named():
+            return read_rows(Path(f"/proc/self/fd/{self._fd}"), start, end)
         return read_rows(self.path, start, end)
 
     def close(self, *, keep: bool) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import shutil
 import sqlite3
 import threading
 import time
@@ -274,6 +275,36 @@ def test_rows_unwritten_at_stop_are_written_by_the_next_judge(
     second.close()
     assert sorted(stored_digests(path)) == sorted(digest(f"code {i}") for i in range(40))
     assert list(spool.iterdir()) == []
+
+
+def test_a_spool_folder_deleted_while_in_use_is_written_back(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "h.sqlite3"
+    spool = tmp_path / "spool"
+    database = Flaky(str(path))
+    database.down = True
+    history = History(database, spool=spool)
+    for i in range(10):
+        history.record("a", REPORT, f"code {i}")
+    shutil.rmtree(spool)  # an operator's clean-up, while the database is down
+    for i in range(10, 20):
+        history.record("a", REPORT, f"code {i}")
+    # On disk again, all twenty: what a kill now would leave for the next judge.
+    (file,) = spool.glob("rows-*.jsonl")
+    assert len(file.read_bytes().splitlines()) == 20
+    assert history.state()["spooled"] == 20
+    assert (
+        sum(
+            "was deleted while in use; written back (10 rows)" in line
+            for line in history_lines(caplog)
+        )
+        == 1
+    )
+    database.down = False
+    assert history.flush(timeout=10)
+    history.close()
+    assert sorted(stored_digests(path)) == sorted(digest(f"code {i}") for i in range(20))
 
 
 def test_a_spool_in_use_by_a_running_judge_is_not_taken(tmp_path: Path) -> None:
