@@ -49,6 +49,9 @@ RETRY_FIRST_S = 0.25
 RETRY_MAX_S = 5.0
 STALLED_S = 5.0  # a write that has not answered for this long makes the history degraded
 POSTGRES_SPOOL = Path("var/history-spool")
+# How often an idle writer looks in the spool folder for files of judges that are gone: a
+# replica killed beside a running one leaves its rows there, and nobody may start in its place.
+ORPHAN_LOOK_S = 30.0
 
 
 def spool_folder(url: str, configured: str | None = None) -> Path | None:
@@ -276,9 +279,15 @@ class History:
         while True:
             if not batch:
                 with self._cond:
-                    self._cond.wait_for(lambda: self._rows or self._stopping or self._spool_work())
+                    woke = self._cond.wait_for(
+                        lambda: self._rows or self._stopping or self._spool_work(),
+                        timeout=ORPHAN_LOOK_S,
+                    )
                     # Only rows just recorded gather; woken for the spool alone, write at once.
                     gather = 0 < len(self._rows) < BATCH and not self._stopping
+                if not woke:
+                    self._adopt_orphans()
+                    continue
                 if gather:
                     # Outside the lock and not waiting on it: the grades recorded meanwhile wake
                     # no thread and go in the same transaction. One wake-up and one transaction
@@ -355,16 +364,28 @@ class History:
         if batch:
             yield batch
 
+    def _adopt_orphans(self) -> None:
+        """Take the spool files of judges that are gone (a replica killed while this one runs),
+        for ``_replay_orphans``; each is locked by this judge from then on."""
+        if self._spool is None:
+            return
+        found = self._spool.orphans()
+        if found:
+            with self._cond:
+                self._orphans.extend(found)
+                self._cond.notify()
+
     def _replay_orphans(self) -> None:
         while self._orphans:
             orphan = self._orphans[0]
             for batch in self._batches(orphan.read()):
                 self._write(batch)
-            log.warning(
-                "submission history: %d row(s) a judge that is gone left in %s are stored",
-                orphan.rows,
-                orphan.path,
-            )
+            if orphan.rows:
+                log.warning(
+                    "submission history: %d row(s) a judge that is gone left in %s are stored",
+                    orphan.rows,
+                    orphan.path,
+                )
             with self._cond:
                 self._orphans.pop(0)
                 self._progress.notify_all()

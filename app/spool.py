@@ -8,7 +8,8 @@ them. Bounds: a host crash may lose what the kernel had not yet written back (a 
 the file holds at most ``SPOOL_BYTES``, past which rows wait in memory only.
 
 Each judge appends to a file of its own, locked (``flock``) for as long as it runs; a file whose
-lock can be taken belongs to a judge that is gone, and is replayed by whoever takes it first.
+lock can be taken belongs to a judge that is gone, and is replayed by whoever takes it first:
+a judge starting, or one running beside it (``app.history`` looks every ORPHAN_LOOK_S).
 """
 
 from __future__ import annotations

@@ -307,6 +307,28 @@ def test_a_spool_folder_deleted_while_in_use_is_written_back(
     assert sorted(stored_digests(path)) == sorted(digest(f"code {i}") for i in range(20))
 
 
+def test_a_running_judge_takes_the_rows_of_one_gone_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two replicas share a spool folder; one stops with its rows unwritten and never comes back.
+    monkeypatch.setattr(history_module, "ORPHAN_LOOK_S", 0.2)
+    path, spool = tmp_path / "h.sqlite3", tmp_path / "spool"
+    running = History(str(path), spool=spool)
+    database = Flaky(str(path))
+    database.down = True
+    gone = History(database, spool=spool, close_timeout_s=0.3)
+    for i in range(5):
+        gone.record("a", REPORT, f"code {i}")
+    gone.close()
+    deadline = time.monotonic() + 10
+    while running.count() < 5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert sorted(stored_digests(path)) == sorted(digest(f"code {i}") for i in range(5))
+    assert running.flush(timeout=10)
+    running.close()
+    assert [p.name for p in spool.iterdir()] == []
+
+
 def test_a_spool_in_use_by_a_running_judge_is_not_taken(tmp_path: Path) -> None:
     database = Flaky(str(tmp_path / "a.sqlite3"))
     database.down = True
