@@ -407,6 +407,10 @@ def _check_sqlite_path(path: Path) -> None:
     answers "unable to open database file", and mkdir "File exists"."""
     if path.is_dir():
         raise DatabaseError(f"{path} is a folder, not a database file")
+    if path.exists() and not os.access(path, os.W_OK):
+        # Read-only, or immutable (chattr +i, which root's access() obeys too): SQLite would
+        # open it and refuse every write, a history that could never take a row.
+        raise DatabaseError(f"{path} is not writable (read-only, or immutable)")
     for folder in path.parents:
         if folder.exists():
             if not folder.is_dir():

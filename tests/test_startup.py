@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import socket
 import subprocess
 import sys
@@ -79,6 +80,19 @@ def test_a_sqlite_path_through_a_file_or_at_a_folder_says_which(tmp_path: Path) 
     at = serve(tmp_path, JUDGE_DATABASE_URL=f"sqlite:///{tmp_path}")
     assert at.returncode == 3
     assert f"{tmp_path} is a folder, not a database file" in one_line(at)
+
+
+def test_an_immutable_sqlite_file_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    # SQLite would open it and refuse every write: a history that could never take a row.
+    path = tmp_path / "h.sqlite3"
+    sqlite3.connect(path).close()
+    subprocess.run(["chattr", "+i", str(path)], check=True)  # CI runs as root, as chattr needs
+    try:
+        done = serve(tmp_path, JUDGE_DATABASE_URL=f"sqlite:///{path}")
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+    assert done.returncode == 3
+    assert f"{path} is not writable (read-only, or immutable)" in one_line(done)
 
 
 def test_an_unwritable_spool_folder_is_one_line_and_exit_3(tmp_path: Path) -> None:
