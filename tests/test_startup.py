@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
 import socket
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
