@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import hmac
 import io
+import logging
 import posixpath
 from collections.abc import Iterator
 from typing import Annotated, Any
@@ -22,6 +23,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app import history_queries
 from app.catalog import Catalog, Exercise
 from app.config import Settings
+from app.databases import DatabaseError, one_line
 from app.deps import CatalogDep, ExerciseDep, HistoryDep, SettingsDep
 from app.errors import JudgeError, NotFound
 from app.history import History
@@ -88,6 +90,7 @@ REPORT_EXAMPLE = {
     ],
 }
 
+log = logging.getLogger("judge.storage")
 router = APIRouter(
     prefix="/api/instructor",
     tags=["instructor"],
@@ -232,13 +235,38 @@ async def export_csv(
 
     def body() -> Iterator[str]:
         yield first
-        yield from lines
+        try:
+            yield from lines
+        except DatabaseError as exc:
+            # The status is sent: the download can only end short. Said once in the log, not
+            # as an unhandled error's traceback; the client sees the cut (no last chunk).
+            log.error("instructor export: the database failed mid-download (%s)", one_line(exc))
+            raise _CutShort from None
 
-    return StreamingResponse(
+    return _Export(
         body(),
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
+
+
+class _CutShort(Exception):
+    """The export's database failed after its first page was sent."""
+
+
+class _Export(StreamingResponse):
+    """The CSV stream: cut short by the database, it ends without its last chunk (the client
+    sees an incomplete download) and the judge logs one line, not an unhandled traceback."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except _CutShort:
+            return
+        except BaseExceptionGroup as group:
+            rest = group.subgroup(lambda e: not isinstance(e, _CutShort))
+            if rest is not None:
+                raise rest from None
 
 
 page = APIRouter(include_in_schema=False)

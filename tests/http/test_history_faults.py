@@ -276,3 +276,45 @@ def test_sqlite_on_a_full_disk_freed_within_a_minute(tmp_path: Path) -> None:
     finally:
         unmount()
         shutil.rmtree(volume, ignore_errors=True)
+
+
+def test_postgresql_stopped_during_a_csv_download_cuts_it_with_one_log_line(
+    tmp_path: Path, postgres_server: PostgresServer, postgres_url: str
+) -> None:
+    # Enough rows for the export to read page after page once its first is sent.
+    from app.history import History
+    from app.schemas import Report, Status, Verdict
+
+    report = Report(
+        status=Status.passed, verdict=Verdict.accepted, passed=6, total=6, duration_ms=1.0
+    )
+    filling = History.from_url(postgres_url, spool="")
+    assert filling is not None
+    for i in range(6000):
+        filling.record(EXERCISE, report, f"x = {i}\n" + "#" * 2000)
+    assert filling.flush(timeout=60)
+    filling.close()
+    token = "an-instructor-token-for-this-test"
+    env = {"JUDGE_DATABASE_URL": postgres_url, "JUDGE_INSTRUCTOR_TOKEN": token,
+           "JUDGE_HISTORY_SPOOL": str(tmp_path / "spool")}  # fmt: skip
+    with served(tmp_path, **env) as server:
+        headers = {"Authorization": f"Bearer {token}"}
+        url = f"{server.url}/api/instructor/submissions.csv?include_code=1"
+        received = 0
+        try:
+            with httpx.stream("GET", url, headers=headers, timeout=30) as answer:
+                assert answer.status_code == 200
+                for chunk in answer.iter_bytes():
+                    if not received:
+                        postgres_server.stop()
+                    received += len(chunk)
+            cut = False
+        except httpx.RemoteProtocolError:
+            cut = True  # the download ends without its last chunk: not taken for whole
+        finally:
+            postgres_server.start()
+        log = server.log.read_text()
+    print(f"\nexport cut after {received} bytes of about {6000 * 2050}")
+    assert cut and 0 < received < 6000 * 2000
+    assert log.count("instructor export: the database failed mid-download") == 1, log
+    assert "Traceback" not in log, log
