@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from app.exercise import Case, ExerciseError, RandomCase
+from app.trusted_code import time_limited
 
 DEFAULT_RANDOM_CASES = 20
 MAX_RANDOM_CASES = 200
@@ -42,7 +43,12 @@ def load_cases(
         where = f"case {position}"
         require(isinstance(item, dict), path, f"{where} must be an object")
         allowed = {"name", "input", "expected"} | ({"hint"} if hint_count is not None else set())
-        require(set(item) <= allowed, path, f"{where} has unknown keys")
+        unknown = sorted(set(item) - allowed)
+        if unknown:
+            keys = ", ".join(sorted(allowed))
+            raise ExerciseError(
+                f"{path}: {where} has unknown key {unknown[0]!r} (a case holds {keys})"
+            )
         name = item.get("name")
         require(isinstance(name, str) and bool(name.strip()), path, f"{where} needs a name")
         inputs = item.get("input")
@@ -86,22 +92,35 @@ def load_generator(path: Path, parameters: dict[str, str]) -> RandomCase | None:
     # Compiled from its text, not imported: an import would leave a __pycache__ folder in the
     # exercise, which is data (and a folder where `judge exercises check` expects files).
     namespace: dict[str, Any] = {"__name__": f"case_generator_{path.parent.name}"}
-    try:
-        exec(compile(read_text(path), str(path), "exec"), namespace)
-    except Exception as exc:  # trusted, but a typo in it should name the file
-        raise ExerciseError(f"{path}: raised {type(exc).__name__}: {exc}") from exc
+    with time_limited(path, "loading it", ExerciseError):
+        try:
+            exec(compile(read_text(path), str(path), "exec"), namespace)
+        except Exception as exc:  # trusted, but a typo in it should name the file
+            raise ExerciseError(f"{path}: raised {type(exc).__name__}: {exc}") from exc
     random_case: Any = namespace.get("random_case")
     require(callable(random_case), path, "must define random_case(rng)")
     for seed in range(3):
-        try:
-            sample = random_case(np.random.default_rng(seed))
-            json.dumps(sample, allow_nan=False)
-        except Exception as exc:
-            raise ExerciseError(f"{path}: random_case raised {type(exc).__name__}: {exc}") from exc
+        with time_limited(path, f"random_case on seed {seed}", ExerciseError):
+            try:
+                sample = random_case(np.random.default_rng(seed))
+                again = random_case(np.random.default_rng(seed))
+                json.dumps(sample, allow_nan=False)
+            except Exception as exc:
+                raise ExerciseError(
+                    f"{path}: random_case raised {type(exc).__name__}: {exc}"
+                ) from exc
         require(
             isinstance(sample, dict) and list(sample) == list(parameters),
             path,
             f"random_case must return a dict keyed by the parameters {list(parameters)}, in order",
+        )
+        # The report's seed replays a Submit's random cases: they must come from rng alone
+        # (not Python's random module, the clock or numpy's global generator).
+        require(
+            json.dumps(sample, sort_keys=True) == json.dumps(again, sort_keys=True),
+            path,
+            f"random_case gave two different cases for seed {seed}: it must draw from its rng "
+            "alone, so that the seed in a report replays them",
         )
     return random_case  # type: ignore[no-any-return]
 

@@ -133,7 +133,13 @@ def load_exercise(folder: Path) -> Exercise:
     try:
         limits = Limits(**raw_limits)
     except (TypeError, ValueError) as exc:
-        raise ExerciseError(f"{meta_path}: [limits] {exc}") from exc
+        # The sandbox names its own class ("Limits.time_ms must be..."): the author wrote a key.
+        words = (
+            str(exc)
+            .removeprefix("Limits.")
+            .replace("__init__() got an unexpected keyword argument", "unknown key")
+        )
+        raise ExerciseError(f"{meta_path}: [limits] {words}") from exc
 
     return_names = meta.get("return_names", [])
     require(

@@ -111,6 +111,9 @@ def read_submission(name: str, cap: int) -> str:
         if size > cap:  # its size is known
             raise SubmissionFileError(code_over_cap(size, cap, name))
         raise SubmissionFileError(f"{name} is over the size limit of {cap} bytes")
+    # A byte-order mark some Windows editors put first is dropped, as Python itself does when
+    # it runs the file.
+    data = data.removeprefix(b"\xef\xbb\xbf")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -339,7 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed",
         type=_seed,
         default=None,
-        help=f"with --submit: replay the random cases of a seed ({SEED_RANGE})",
+        help=f"with --submit: run the random cases of a seed again ({SEED_RANGE}), beside "
+        "fresh ones, as the page's replay does",
     )
     grade.set_defaults(func=cmd_grade)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from app import trusted_code
 from app.catalog import EXERCISES_DIR, ExerciseError, load_exercise
 from app.grading.exercise_tools import regenerate
 from app.grading.judge import Judge
@@ -117,7 +118,39 @@ def same_length_without_a_length(folder: Path) -> None:
     set_custom(folder, "same_length", f"[[{names}]]")
 
 
+def generator_off_its_rng(folder: Path) -> None:
+    """A generator that draws from Python's random module: its seed would replay nothing."""
+    path = folder / "case_generator.py"
+    path.write_text(
+        path.read_text() + "\n\nimport random as _module\nimport numpy as _np\n\n"
+        "_own = random_case\n\n\ndef random_case(rng):\n"
+        "    return _own(_np.random.default_rng(_module.randrange(1 << 30)))\n"
+    )
+
+
+def misspelt_case_key(folder: Path) -> None:
+    path = folder / "cases.json"
+    path.write_text(path.read_text().replace('"name":', '"nme":', 1))
+
+
+def items_of_no_parameter(folder: Path) -> None:
+    set_custom(folder, "items", '{ prbs = "float" }')
+
+
 LOAD_MISTAKES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "a misspelt case key": (
+        misspelt_case_key,
+        r"cases.json: case 1 has unknown key 'nme' \(a case holds expected, input, name\)",
+    ),
+    "items of no parameter": (
+        items_of_no_parameter,
+        r"\[custom\] items: 'prbs' is not a parameter \(the parameters are ",
+    ),
+    "a generator off its rng": (
+        generator_off_its_rng,
+        r"case_generator.py: random_case gave two different cases for seed 0: it must draw from "
+        r"its rng alone",
+    ),
     "misspelt table": (
         misspelt_table,
         r"unknown table \[comparison\] \(did you mean 'compare'\?\)",
@@ -398,3 +431,51 @@ def test_regen_lays_out_anew_only_a_file_it_cannot_edit_in_place(
     path.write_text(json.dumps(cases))
     regenerate(grader, load_exercise(folder))
     assert json.loads(path.read_text())[0]["expected"] == {"value": 7}
+
+
+def hanging_generator(folder: Path) -> None:
+    path = folder / "case_generator.py"
+    path.write_text(path.read_text() + "\n\ndef random_case(rng):\n    while True:\n        pass\n")
+
+
+def test_a_generator_that_never_returns_is_refused_at_load_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(trusted_code, "LOAD_LIMIT_S", 0.5)
+    copy = copy_of(FOLDERS[0], tmp_path)
+    hanging_generator(copy)
+    with pytest.raises(ExerciseError, match=r"random_case on seed 0 did not finish within 0.5 s"):
+        load_exercise(copy)
+
+
+def test_check_and_grade_end_with_one_line_on_a_generator_that_never_returns(
+    tmp_path: Path,
+) -> None:
+    # The author's loop used to hang every command that loads the exercises, silently.
+    copy = copy_of(FOLDERS[0], tmp_path)
+    hanging_generator(copy)
+    checked = judge("--exercises", str(tmp_path), "exercises", "check")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert f"{copy / 'case_generator.py'}: random_case on seed 0 did not finish within 10 s" in (
+        checked.stdout
+    )
+    graded = judge("--exercises", str(tmp_path), "grade", copy.name, str(copy / "starter.py"))
+    assert graded.returncode == 2 and "did not finish within 10 s" in graded.stderr, graded.stderr
+    assert "Traceback" not in graded.stderr + checked.stdout
+
+
+def test_a_copy_elsewhere_of_a_built_in_exercise_is_not_held_to_the_repositorys_goldens(
+    tmp_path: Path,
+) -> None:
+    # The author copies an exercise to change its rule: the repository's golden submissions
+    # (tests/solutions/<id>/) belong to the original, not to the copy that has its id.
+    source = EXERCISES_DIR / "softmax-temperature"
+    copy = copy_of(source, tmp_path)
+    solution = copy / "solution.py"
+    solution.write_text(solution.read_text() + "\n\n_original = softmax_with_temperature\n\n\n"
+                        "def softmax_with_temperature(logits, temperature):\n"
+                        "    return _original(logits, 2 * temperature)\n")  # fmt: skip
+    assert judge("--exercises", str(tmp_path), "exercises", "regen", copy.name).returncode == 0
+    done = judge("--exercises", str(tmp_path), "exercises", "check", copy.name)
+    assert "golden" not in done.stdout, done.stdout
+    assert done.returncode == 0 and f"ok    {copy.name}  ({copy})" in done.stdout, done.stdout

@@ -159,6 +159,15 @@ def test_a_file_that_cannot_be_a_submission_gets_one_line_and_exit_2(
     assert needle.format(path=path) in done.stderr
 
 
+def test_a_byte_order_mark_first_is_dropped_as_python_drops_it(tmp_path: Path) -> None:
+    # Some Windows editors save UTF-8 with a BOM; Python runs such a file.
+    path = tmp_path / "bom.py"
+    path.write_bytes(b"\xef\xbb\xbf" + (VERIFY / "solution.py").read_bytes())
+    done = judge("grade", "speculative-decoding-verify", str(path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("accepted")
+
+
 def test_an_endless_device_is_not_read_whole() -> None:
     done = judge("grade", "speculative-decoding-verify", "/dev/zero")
     assert done.returncode == 2 and done.stdout == ""

@@ -116,11 +116,13 @@ def read_caps(raw: Any, parameters: dict[str, str]) -> InputCaps:
         "of the arguments for the mutation check",
     )
     items = raw.get("items", {})
-    _require(
-        isinstance(items, dict)
-        and all(parameters.get(n) == "list" and t in ("int", "float") for n, t in items.items()),
-        '[custom] items maps list parameters to "int" or "float"',
-    )
+    _require(isinstance(items, dict), '[custom] items maps list parameters to "int" or "float"')
+    for name, item_type in items.items():
+        _known("items", name, parameters)
+        _require(
+            parameters[name] == "list" and item_type in ("int", "float"),
+            f'[custom] items maps list parameters to "int" or "float" ({name})',
+        )
     distributions = raw.get("distributions", [])
     _require(
         isinstance(distributions, list)

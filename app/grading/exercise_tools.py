@@ -34,8 +34,11 @@ GOLDEN_SEED = 20260101
 
 
 def golden_folders(exercise: Exercise) -> list[Path]:
-    """Where an exercise's golden submissions are: beside it, and in the repository's tests."""
-    places = [exercise.folder / GOLDEN_FOLDER, REPOSITORY_GOLDEN / exercise.id]
+    """Where an exercise's golden submissions are: beside it, and in the repository's tests for
+    the repository's own exercises (not for a copy elsewhere that has one of their ids)."""
+    places = [exercise.folder / GOLDEN_FOLDER]
+    if exercise.folder.resolve().parent == EXERCISES_DIR.resolve():
+        places.append(REPOSITORY_GOLDEN / exercise.id)
     return [place for place in places if place.is_dir()]
 
 
@@ -55,7 +58,9 @@ def reference_expectations(
     result = judge.pool.submit(job).result(timeout=120)
     if result.setup is not None:
         detail = reports.setup_detail(exercise, result.setup)
-        raise ExerciseError(f"{exercise.id}: the reference does not run: {detail}")
+        raise ExerciseError(
+            f"{exercise.folder / 'solution.py'}: the reference does not run: {detail}"
+        )
     expectations = []
     for case, run in zip(cases, result.cases, strict=True):
         if run.outcome != "returned":
@@ -67,7 +72,8 @@ def reference_expectations(
         if problem:
             raise ExerciseError(f"{exercise.id}: {case.name!r}: {problem}")
         if isinstance(run.trace, dict) and "trace_error" in run.trace:
-            raise ExerciseError(f"{exercise.id}: trace.py failed on {case.name!r}: {run.trace}")
+            trace = exercise.folder / "trace.py"
+            raise ExerciseError(f"{trace}: failed on {case.name!r}: {run.trace['trace_error']}")
         expected = feedback.expected_from_run(run, exercise.random_mode is RandomMode.generator)
         expectations.append(expected)
     return expectations

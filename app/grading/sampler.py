@@ -36,13 +36,17 @@ from app.grading.distribution import (
     require_power,
 )
 from app.schemas import CaseResult, Chart, Group, Status
+from app.trusted_code import time_limited
 from sandbox import Outcome, RunResult
 
 LAW_FILE = "law.py"
 INPUT_KEYS = {"name", "input", "trials", "seed"}
 OPTIONAL_INPUT_KEYS = {"first_look", "law"}
 KEYS = {"inputs", "hints", "lesson"}
-HINT_TESTS = ("token",)
+# The failures a row's hint may be chosen by: ``token``, the tokens' proportions (the
+# chi-square; also the default of every other); ``outside``, a token the law gives probability
+# 0; ``no_draw``, a call that drew nothing; ``not_int``, a call that returned no token id.
+HINT_TESTS = ("token", "outside", "no_draw", "not_int")
 MAX_BINS = 10_000
 LAW_SUM_TOLERANCE = 1e-9
 
@@ -89,6 +93,10 @@ class SamplerCheck:
     hints: dict[str, int] = field(default_factory=dict)
     lesson: str = LESSON
 
+    def hint_for(self, failure: str) -> int | None:
+        """The hint a row failing this way offers (``token``'s unless its own is declared)."""
+        return self.hints.get(failure, self.hints.get("token"))
+
     @property
     def tests(self) -> int:
         """How many statistical tests share the false-fail rate."""
@@ -106,10 +114,11 @@ def _load_law(folder: Path) -> Law | None:
     if not path.is_file():
         return None
     namespace: dict[str, Any] = {"__name__": f"law_{folder.name}"}
-    try:
-        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
-    except Exception as exc:  # trusted, but a typo in it should name the file
-        raise ValueError(f"{path}: raised {type(exc).__name__}: {exc}") from exc
+    with time_limited(path, "loading it"):
+        try:
+            exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+        except Exception as exc:  # trusted, but a typo in it should name the file
+            raise ValueError(f"{path}: raised {type(exc).__name__}: {exc}") from exc
     law = namespace.get("law")
     if not callable(law):
         raise ValueError(f"{path}: must define law(...) with the entry point's parameters")
@@ -176,8 +185,10 @@ def load_sampler(
         and set(hints) <= set(HINT_TESTS)
         and all(type(n) is int and 1 <= n <= hint_count for n in hints.values())
     ):
+        odd = sorted(set(hints) - set(HINT_TESTS)) if isinstance(hints, dict) else []
+        which = f" (not {odd[0]!r})" if odd else ""
         raise _fail(
-            f"hints maps {' and '.join(HINT_TESTS)} to a hint number from 1 to {hint_count}"
+            f"hints maps {', '.join(HINT_TESTS)}{which} to a hint number from 1 to {hint_count}"
         )
     lesson = raw.get("lesson", LESSON)
     if not (isinstance(lesson, str) and lesson.strip()):
@@ -237,11 +248,14 @@ def _load_input(
     if "law" in item:
         law = _as_law(item["law"], where)
     elif law_function is not None:
-        try:
-            computed = law_function(**_law_arguments(ordered, others))
-        except Exception as exc:
-            path = folder / LAW_FILE
-            raise ValueError(f"{path}: law raised {type(exc).__name__}: {exc} on {where}") from exc
+        path = folder / LAW_FILE
+        with time_limited(path, f"law on {where}"):
+            try:
+                computed = law_function(**_law_arguments(ordered, others))
+            except Exception as exc:
+                raise ValueError(
+                    f"{path}: law raised {type(exc).__name__}: {exc} on {where}"
+                ) from exc
         law = _as_law(computed, f"{where}, law.py's law")
     else:
         raise _fail(f"{where}: needs a law, or a law.py beside the exercise that computes it")
@@ -412,7 +426,9 @@ def check_rows(
         counts = run.value
         if isinstance(counts, InvalidTrial):
             message = _invalid_sentence(check, item, counts.record)
-            update = {"status": Status.failed, "message": message, "hint": check.hints.get("token")}
+            reason = counts.record.get("reason") if counts.record else None
+            failure = "no_draw" if reason == "no_draw" else "not_int"
+            update = {"status": Status.failed, "message": message, "hint": check.hint_for(failure)}
             rows.append(row.model_copy(update=update))
             continue
         if not (isinstance(counts, SamplerCounts) and readable(item, counts)):
@@ -420,11 +436,12 @@ def check_rows(
             rows.append(row.model_copy(update={"message": message}))
             continue
         passed, message, chart = judge_input(check, item, counts, tests or check.tests)
+        failure = "outside" if _impossible(item, counts.counts) else "token"
         rows.append(
             row.model_copy(
                 update={
                     "status": Status.passed if passed else Status.failed,
-                    "hint": None if passed else check.hints.get("token"),
+                    "hint": None if passed else check.hint_for(failure),
                     # The trials that ran: a first look that settled it stops short of all.
                     "input": {**row.input, "trials": chart.trials},
                     "expected": list(item.law),

@@ -189,8 +189,9 @@
     return grade("submit");
   }
 
-  // Run grades the six examples; Submit adds the extra cases and fresh random ones.
-  async function grade(mode) {
+  // Run grades the six examples; Submit adds the extra cases and fresh random ones, and with a
+  // seed also the random cases of that seed again (report.js's replay button).
+  async function grade(mode, seed) {
     if (busy || !editor) return;
     const button = $(mode === "submit" ? "submit" : "run");
     const hadFocus = document.activeElement === button;
@@ -205,7 +206,7 @@
         const request = {
           method: "POST",
           headers: { "Content-Type": "application/json", Accept: "application/json" },
-          body: JSON.stringify({ code: code, mode: mode }),
+          body: JSON.stringify(Number.isInteger(seed) ? { code, mode, seed } : { code, mode }),
         };
         response = await JudgeDom.fetchWithin(api + "/submissions", request, ANSWER_WITHIN_S);
       } catch (error) {
@@ -337,6 +338,7 @@
 
     $("run").addEventListener("click", run);
     $("submit").addEventListener("click", submit);
+    document.addEventListener("judge:replay", (event) => grade("submit", event.detail.seed));
     $("submit-count").textContent = String(exercise.submit_cases || 0) + " more";
     if (window.JudgeCustomInput) {
       window.JudgeCustomInput.mount({

@@ -282,9 +282,25 @@
           if (group === "random" && report.seed !== null && report.seed !== undefined) {
             title += " (seed " + report.seed + ")";
           }
+          // A failure among random cases can be sent again: a Submit replaying this seed.
+          const replay =
+            group === "random" && Number.isInteger(report.seed) && passed < members.length
+              ? element("button", {
+                  type: "button",
+                  class: "button button--small test-group__replay",
+                  "data-testid": "replay-seed",
+                  text: "Submit again with seed " + report.seed,
+                })
+              : null;
+          if (replay) {
+            replay.addEventListener("click", () => {
+              document.dispatchEvent(new CustomEvent("judge:replay", { detail: { seed: report.seed } }));
+            });
+          }
           rows.push(
             element("li", { class: "test-group", "data-testid": "test-group", "data-group": group }, [
               element("h4", { class: "test-group__title", text: title }),
+              replay,
             ]),
           );
         }

@@ -177,7 +177,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
         'title = "Sample"\nsection = "S"\ndifficulty = "easy"\nsummary = "s"\n'
         'entry_point = "sample_token"\nreturns = "int"\nhints = ["a", "b", "c"]\n'
         '[parameters]\nprobs = "list"\nrng = "rng"\n[random]\nmode = "generator"\n'
-        'argument = "rng"\n[sampler]\nhints = { token = 2 }\nlesson = "Draw once, walk up"\n'
+        'argument = "rng"\n[sampler]\nhints = { token = 2, outside = 3, no_draw = 1 }\n'
+        'lesson = "Draw once, walk up"\n'
         '[[sampler.inputs]]\nname = "four tokens"\ninput = { probs = [0.5, 0.3, 0.15, 0.05] }\n'
         "trials = 1200\nfirst_look = 400\nseed = 11\n"
         '[[sampler.inputs]]\nname = "a zero"\ninput = { probs = [0.25, 0.0, 0.75] }\n'
@@ -225,14 +226,17 @@ def test_wrong_samplers_fail_with_words_of_their_own(folder: Path, judge: Judge)
     uniform = check_rows(judge, folder, UNIFORM)
     assert [r.status for r in uniform] == [Status.failed, Status.failed]
     assert "not distributed as the exact law" in (uniform[0].message or "")
-    assert "returned token 1" in (uniform[1].message or "") and uniform[1].hint == 2
+    # Each row offers the hint for how it failed, token's where none is declared.
+    assert uniform[0].hint == 2  # the proportions
+    assert "returned token 1" in (uniform[1].message or "") and uniform[1].hint == 3  # outside
     (floats, _) = check_rows(judge, folder, FLOAT)
+    assert floats.hint == 2  # not_int: not declared, so token's
     assert "on call 1 of sample_token(probs = [0.5, 0.3, 0.15, 0.05], rng)" in (
         floats.message or ""
     )
     assert "returned a float, not an int token" in (floats.message or "")
     (nothing, _) = check_rows(judge, folder, NO_DRAW)
-    assert "drew no number" in (nothing.message or "")
+    assert "drew no number" in (nothing.message or "") and nothing.hint == 1
 
 
 def test_right_in_distribution_wrong_draw_by_draw_gets_the_exercises_lesson(

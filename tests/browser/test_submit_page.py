@@ -55,6 +55,28 @@ def test_submit_groups_the_results_and_shows_the_seed(page: Any, server: Any) ->
     page.screenshot("submit-groups")
 
 
+def test_failing_random_cases_can_be_submitted_again_with_their_seed(page: Any) -> None:
+    p = open_exercise(page, "sampling-inverse-cdf")
+    set_code(p, "def sample_token(probs, rng):\n    rng.random()\n    return 0\n")
+    p.get_by_test_id("submit").click()
+    wait_for_report(p)
+    seed = int(p.get_by_test_id("report-seed").inner_text().split()[-1])
+    replay = p.get_by_test_id("replay-seed")
+    assert replay.count() == 1 and replay.inner_text() == f"Submit again with seed {seed}"
+    with p.expect_response("**/submissions") as answered:
+        replay.click()
+    sent = answered.value.request.post_data_json
+    assert (sent["mode"], sent["seed"]) == ("submit", seed)
+    assert answered.value.json()["replayed_seed"] == seed
+    wait_for_report(p)
+    # A Submit whose random cases all pass offers no replay.
+    set_code(p, solution("sampling-inverse-cdf"))
+    p.get_by_test_id("submit").click()
+    wait_for_report(p)
+    assert p.get_by_test_id("verdict").inner_text() == "Accepted"
+    assert p.get_by_test_id("replay-seed").count() == 0
+
+
 def test_ctrl_shift_enter_submits_from_the_editor(page: Any) -> None:
     p = open_exercise(page, "speculative-decoding-resample")
     set_code(p, solution("speculative-decoding-resample"))
