@@ -140,7 +140,7 @@ def items_of_no_parameter(folder: Path) -> None:
 LOAD_MISTAKES: dict[str, tuple[Callable[[Path], None], str]] = {
     "a misspelt case key": (
         misspelt_case_key,
-        r"cases.json: case 1 has unknown key 'nme' \(a case holds expected, input, name\)",
+        r"cases.json: case 1 has unknown key 'nme' \(a case holds expected, hint, input, name\)",
     ),
     "items of no parameter": (
         items_of_no_parameter,
@@ -472,9 +472,9 @@ def test_a_copy_elsewhere_of_a_built_in_exercise_is_not_held_to_the_repositorys_
     source = EXERCISES_DIR / "softmax-temperature"
     copy = copy_of(source, tmp_path)
     solution = copy / "solution.py"
-    solution.write_text(solution.read_text() + "\n\n_original = softmax_with_temperature\n\n\n"
+    solution.write_text(solution.read_text() + "\n\noriginal_softmax = softmax_with_temperature\n\n\n"
                         "def softmax_with_temperature(logits, temperature):\n"
-                        "    return _original(logits, 2 * temperature)\n")  # fmt: skip
+                        "    return original_softmax(logits, 2 * temperature)\n")  # fmt: skip
     assert judge("--exercises", str(tmp_path), "exercises", "regen", copy.name).returncode == 0
     done = judge("--exercises", str(tmp_path), "exercises", "check", copy.name)
     assert "golden" not in done.stdout, done.stdout
