@@ -472,9 +472,12 @@ def test_a_copy_elsewhere_of_a_built_in_exercise_is_not_held_to_the_repositorys_
     source = EXERCISES_DIR / "softmax-temperature"
     copy = copy_of(source, tmp_path)
     solution = copy / "solution.py"
-    solution.write_text(solution.read_text() + "\n\noriginal_softmax = softmax_with_temperature\n\n\n"
-                        "def softmax_with_temperature(logits, temperature):\n"
-                        "    return original_softmax(logits, 2 * temperature)\n")  # fmt: skip
+    doubled = (
+        "\n\noriginal_softmax = softmax_with_temperature\n\n\n"
+        "def softmax_with_temperature(logits, temperature):\n"
+        "    return original_softmax(logits, 2 * temperature)\n"
+    )
+    solution.write_text(solution.read_text() + doubled)
     assert judge("--exercises", str(tmp_path), "exercises", "regen", copy.name).returncode == 0
     done = judge("--exercises", str(tmp_path), "exercises", "check", copy.name)
     assert "golden" not in done.stdout, done.stdout
