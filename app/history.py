@@ -14,7 +14,9 @@ beside the hash of the learner's id, never the id (``app.history_rows``). The ba
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import threading
 import time
 from collections import deque
@@ -54,6 +56,19 @@ POSTGRES_SPOOL = Path("var/history-spool")
 ORPHAN_LOOK_S = 30.0
 
 
+# Where a spool's rows go when its own disk is full: memory that outlives the process.
+FALLBACK_ROOT = Path("/dev/shm")
+
+
+def fallback_folder(spool: Path) -> Path | None:
+    """The in-memory folder a spool falls back to, one per spool folder (so that the next judge
+    started with the same spool finds its rows), or None where there is no /dev/shm."""
+    if not (FALLBACK_ROOT.is_dir() and os.access(FALLBACK_ROOT, os.W_OK)):
+        return None
+    key = hashlib.sha256(str(spool.resolve()).encode()).hexdigest()[:16]
+    return FALLBACK_ROOT / f"judge-history-spool-{key}"
+
+
 def spool_folder(url: str, configured: str | None = None) -> Path | None:
     """Where a history on ``url`` spools: ``configured`` ("" for nowhere), else beside the
     SQLite file, or ``var/history-spool`` for a database on another machine."""
@@ -82,12 +97,13 @@ class History:
         database: Database | str,
         *,
         spool: Path | None = None,
+        fallback: Path | None = None,
         close_timeout_s: float = CLOSE_TIMEOUT_S,
     ) -> None:
         self._db = SqliteDatabase(database) if isinstance(database, str) else database
         self._close_timeout_s = close_timeout_s
         try:
-            self._spool = Spool(spool) if spool is not None else None
+            self._spool = Spool(spool, fallback=fallback) if spool is not None else None
         except SpoolError as exc:
             raise DatabaseError(str(exc), lasting=True) from exc
         self._orphans: list[Orphan] = self._spool.orphans() if self._spool else []
@@ -139,7 +155,9 @@ class History:
             database = open_database(url, connect=False)
         except ValueError as exc:
             raise DatabaseError(str(exc), lasting=True) from exc
-        return cls(database, spool=spool_folder(url, spool), **options)
+        folder = spool_folder(url, spool)
+        fallback = fallback_folder(folder) if folder is not None else None
+        return cls(database, spool=folder, fallback=fallback, **options)
 
     @property
     def database(self) -> str:

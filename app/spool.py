@@ -5,7 +5,8 @@ recorded, and the file is emptied once every row in it is in the database. So ro
 answered 200 but not yet written survive the judge's process (a SIGKILL, an OOM kill, a
 database that is down across a restart): the next judge to start in the same folder replays
 them. Bounds: a host crash may lose what the kernel had not yet written back (a few seconds);
-the file holds at most ``SPOOL_BYTES``, past which rows wait in memory only.
+the file holds at most ``SPOOL_BYTES``, past which rows wait in memory only; a disk that is full
+sends the rows to a fallback file in memory that outlives the process (``Spool.fallback``).
 
 Each judge appends to a file of its own, locked (``flock``) for as long as it runs; a file whose
 lock can be taken belongs to a judge that is gone, and is replayed by whoever takes it first:
@@ -15,6 +16,7 @@ a judge starting, or one running beside it (``app.history`` looks every ORPHAN_L
 from __future__ import annotations
 
 import fcntl
+import itertools
 import json
 import logging
 import os
@@ -33,35 +35,32 @@ class SpoolError(Exception):
 
 
 class Spool:
-    """This judge's spool file in ``folder``, plus the files judges that are gone left there."""
+    """This judge's spool file in ``folder``, plus the files judges that are gone left there.
 
-    def __init__(self, folder: Path, *, limit_bytes: int = SPOOL_BYTES) -> None:
+    ``fallback``: a folder on another filesystem (in memory: /dev/shm) for the rows this one
+    cannot take (its disk full, as a SQLite file's spool beside it is when that disk fills):
+    a file there outlives the judge's process (a kill, a restart), not the machine. Offsets
+    run on across the two files: the fallback's begin where the first file's rows stopped.
+    """
+
+    def __init__(
+        self, folder: Path, *, limit_bytes: int = SPOOL_BYTES, fallback: Path | None = None
+    ) -> None:
         self.folder = folder
+        self.fallback = fallback
         self.limit_bytes = limit_bytes
         name = f"rows-{os.getpid()}-{secrets.token_hex(4)}.jsonl"
         self.path = folder / name
         try:
-            self._fd = self._made()
+            self._fd = _made(self.path)
         except OSError as exc:
             raise SpoolError(f"cannot use the history spool {folder}: {exc.strerror}") from exc
+        self._spare: Path | None = None  # the fallback file, once rows went there
+        self._spare_fd = -1
+        self._spare_from = 0  # the offset at which the fallback file's rows begin
         self.size = 0
         self.rows = 0  # rows appended since the file was last emptied
         self.broken: str | None = None  # why appends stopped, until the file is emptied
-
-    def _made(self) -> int:
-        """A new, empty, locked file at ``path`` (its folder made too), open for reading and
-        appending. Made under a name no judge looks for, locked, then named: another judge's
-        look for orphans must never find it unlocked."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        making = self.folder / f".{self.path.name}"
-        fd = os.open(making, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            os.rename(making, self.path)
-        except OSError:
-            os.close(fd)
-            raise
-        return fd
 
     def _still_named(self) -> bool:
         """Whether the open file is still in the folder; written back if someone deleted it
@@ -70,7 +69,7 @@ class Spool:
         if os.fstat(self._fd).st_nlink > 0:
             return True
         try:
-            fd = self._made()
+            fd = _made(self.path)
         except OSError as exc:
             self.broken = f"the spool file was deleted and cannot be made again: {exc.strerror}"
             return False
@@ -94,24 +93,53 @@ class Spool:
 
     def append(self, row: dict[str, object]) -> bool:
         """Append one row; False if it could not be (disk full, spool full): it is then not kept."""
-        if self.broken is not None or not self._still_named():
-            return False
         line = (json.dumps(row, separators=(",", ":"), allow_nan=False) + "\n").encode()
         if self.size + len(line) > self.limit_bytes:
             self.broken = f"spool full ({self.limit_bytes} bytes)"
             return False
+        if self._spare is None:
+            if self.broken is None and self._still_named() and self._write(self._fd, line):
+                return True
+            if not self._spare_opened():
+                return False
+        return self._write(self._spare_fd, line, spare=True)
+
+    def _write(self, fd: int, line: bytes, *, spare: bool = False) -> bool:
         try:
-            written = os.write(self._fd, line)
+            written = os.write(fd, line)
         except OSError as exc:
-            self.broken = exc.strerror or type(exc).__name__
+            if not spare:
+                self.broken = exc.strerror or type(exc).__name__
             return False
         self.size += written
         if written != len(line):
             # A torn line (the disk filled mid-write) is skipped on replay; what follows it
-            # would be glued to it, so appends stop until the file is emptied.
-            self.broken = "short write (disk full?)"
+            # would be glued to it, so appends to this file stop until it is emptied.
+            if not spare:
+                self.broken = "short write (disk full?)"
             return False
         self.rows += 1
+        return True
+
+    def _spare_opened(self) -> bool:
+        """The fallback file, made (once) when the first file stops taking rows."""
+        if self.fallback is None or self._spare_fd >= 0:
+            return self._spare_fd >= 0
+        spare = self.fallback / self.path.name
+        try:
+            self._spare_fd = _made(spare)
+        except OSError as exc:
+            log.warning("submission history: no fallback spool in %s: %s", self.fallback, exc)
+            self.fallback = None  # not tried again: the rows wait in memory
+            return False
+        self._spare, self._spare_from = spare, self.size
+        log.warning(
+            "submission history: the spool %s takes no more rows (%s); they go to %s (in "
+            "memory: it outlives the judge's process, not the machine)",
+            self.folder,
+            self.broken,
+            self.fallback,
+        )
         return True
 
     def clear(self) -> None:
@@ -123,35 +151,70 @@ class Spool:
         except OSError as exc:  # pragma: no cover - truncating to 0 frees space, needs none
             log.warning("submission history: cannot empty the spool %s: %s", self.path, exc)
             return
+        self._drop_spare()
         self.size = self.rows = 0
         self.broken = None
 
+    def _drop_spare(self) -> None:
+        if self._spare is not None:
+            self._spare.unlink(missing_ok=True)
+            os.close(self._spare_fd)
+            self._spare, self._spare_fd = None, -1
+
     def read(self, start: int = 0, end: int | None = None) -> Iterator[dict[str, object]]:
-        """The rows of this judge's own file between two byte offsets (through the open file if
-        its name was deleted and could not be made again)."""
+        """The rows of this judge's own files between two byte offsets (through the open file
+        if its name was deleted and could not be made again)."""
+        first = self.path
         if self._fd >= 0 and not self._still_named():
-            return read_rows(Path(f"/proc/self/fd/{self._fd}"), start, end)
-        return read_rows(self.path, start, end)
+            first = Path(f"/proc/self/fd/{self._fd}")
+        if self._spare is None:
+            return read_rows(first, start, end)
+        split = self._spare_from
+        head = read_rows(first, start, split if end is None else min(end, split))
+        tail_end = None if end is None else end - split
+        tail = read_rows(self._spare, max(0, start - split), tail_end)
+        return itertools.chain(head if start < split else iter(()), tail)
 
     def close(self, *, keep: bool) -> None:
-        """Release the file: removed if every row is written, else left for the next judge."""
+        """Release the files: removed if every row is written, else left for the next judge."""
         if self._fd < 0:
             return
         if not keep or self.size == 0:
             self.path.unlink(missing_ok=True)
+            self._drop_spare()
+        elif self._spare_fd >= 0:
+            os.close(self._spare_fd)  # releases its lock: the next judge replays it
+            self._spare_fd = -1
         os.close(self._fd)  # releases the lock
         self._fd = -1
 
     def orphans(self) -> list[Orphan]:
         """Files of judges that are gone, each locked for this judge until it is replayed."""
         taken = []
-        for path in sorted(self.folder.glob(PATTERN)):
-            if path == self.path:
+        folders = [self.folder] + ([self.fallback] if self.fallback is not None else [])
+        for path in sorted(p for folder in folders for p in folder.glob(PATTERN)):
+            if path in (self.path, self._spare):
                 continue
             orphan = Orphan.take(path)
             if orphan is not None:
                 taken.append(orphan)
         return taken
+
+
+def _made(path: Path) -> int:
+    """A new, empty, locked file at ``path`` (its folder made too), open for reading and
+    appending. Made under a name no judge looks for, locked, then named: another judge's look
+    for orphans must never find it unlocked."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    making = path.parent / f".{path.name}"
+    fd = os.open(making, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.rename(making, path)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 class Orphan:

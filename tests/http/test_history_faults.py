@@ -27,6 +27,8 @@ import pytest
 from live_server import REPO, RealServer, start_server
 from postgres import PostgresServer
 
+from app import history as history_module
+
 pytestmark = pytest.mark.real_judge
 
 EXERCISE = "speculative-decoding-verify"
@@ -276,6 +278,64 @@ def test_sqlite_on_a_full_disk_freed_within_a_minute(tmp_path: Path) -> None:
     finally:
         unmount()
         shutil.rmtree(volume, ignore_errors=True)
+        fallback = history_module.fallback_folder(volume / "history.sqlite3-spool")
+        if fallback is not None:  # where its rows went while the disk was full
+            shutil.rmtree(fallback, ignore_errors=True)
+
+
+def fill_disk(volume: Path) -> Path:
+    """Every free block of ``volume`` taken, until ENOSPC; the filler to free it with."""
+    filler = volume / "filler"
+    fill = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)  # unbuffered: no late flush
+    try:
+        while True:
+            os.write(fill, b"\0" * 65536)
+    except OSError:
+        pass
+    finally:
+        os.close(fill)
+    return filler
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small filesystem needs root (CI is)")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_judge_stopped_while_its_sqlite_disk_is_full_loses_nothing(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    # The spool beside the SQLite file is on the same full disk: the rows go to the fallback
+    # spool in memory (/dev/shm), which outlives the judge, and the next judge writes them.
+    volume = tmp_path / "volume"
+    unmount = mount_tmpfs(volume, "16m")
+    database = volume / "history.sqlite3"
+    fallback = history_module.fallback_folder(Path(f"{database}-spool"))
+    assert fallback is not None, "no /dev/shm to fall back to"
+    env = {"JUDGE_DATABASE_URL": f"sqlite:///{database}"}
+    try:
+        server = start_server(tmp_path, JUDGE_WORKERS="2", **env)
+        try:
+            load = Load(server.url).start()
+            time.sleep(1)
+            filler = fill_disk(volume)
+            wait_for_degraded(server.url)
+            time.sleep(3)
+            answered = load.stop()
+            server.proc.send_signal(sig)
+            server.proc.wait(timeout=60)
+        finally:
+            server.stop()
+        lines = history_lines(server)
+        filler.unlink()
+        with served(tmp_path, **env) as again:
+            assert wait_until_written(again.url)["lost"] == 0
+            lines += history_lines(again)
+        assert any("they go to" in line and str(fallback) in line for line in lines), lines
+        compare(answered, sqlite_digests(database), f"full disk, then {sig.name}", lines)
+        assert not list(fallback.glob("rows-*.jsonl")), "the fallback spool was not emptied"
+    finally:
+        unmount()
+        shutil.rmtree(volume, ignore_errors=True)
+        if fallback is not None:
+            shutil.rmtree(fallback, ignore_errors=True)
 
 
 def test_postgresql_stopped_during_a_csv_download_cuts_it_with_one_log_line(
