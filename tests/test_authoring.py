@@ -217,7 +217,22 @@ def golden_disagrees(folder: Path) -> None:
     shutil.copy(folder / "starter.py", folder / "solutions" / "correct_but_not.py")
 
 
+def stored_input_of_the_wrong_kind(folder: Path) -> None:
+    """The first example's first array or list given a string: the case's fault, said so."""
+    exercise = load_exercise(folder)
+    name = next(n for n, kind in exercise.parameters.items() if kind in ("ndarray", "list"))
+    path = folder / "cases.json"
+    cases = json.loads(path.read_text())
+    cases[0]["input"][name] = "abc"
+    path.write_text(json.dumps(cases))
+
+
 CHECK_MISTAKES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "stored input of the wrong kind": (
+        stored_input_of_the_wrong_kind,
+        r"case '[^']+' does not fit the exercise's own \[custom\] caps: input\.\w+: expected a "
+        r"\(nested\) list of numbers, got a string",
+    ),
     "broken math": (broken_math, r"statement.md, line \d+: math \$\\frac\{1\}\{\$ does not parse"),
     "reference fails": (
         reference_fails,

@@ -83,6 +83,11 @@ def check_exercise(judge: Judge, exercise: Exercise) -> list[str]:
     """Problems with one exercise folder (empty when it is sound)."""
     problems = []
     stored = exercise.cases + exercise.extra_cases
+    # A stored input of the wrong kind ("probs": "abc") is the case's fault: said so first, not
+    # as the reference's TypeError on it.
+    misfits = _caps_problems(exercise)
+    if misfits:
+        return misfits
     try:
         regenerated = reference_expectations(judge, exercise, stored)
     except ExerciseError as exc:
@@ -95,7 +100,6 @@ def check_exercise(judge: Judge, exercise: Exercise) -> list[str]:
                 f"(run `judge exercises regen {exercise.id}`)"
             )
     problems.extend(_random_case_problems(judge, exercise))
-    problems.extend(_caps_problems(exercise))
     reference = judge.grade(exercise, exercise.solution_code)
     if reference.status != Status.passed:
         problems.append(f"the reference solution is not accepted ({reference.verdict.value})")
