@@ -165,11 +165,22 @@
       });
       bar.append(svg("title", {}, day.day + ": " + day.submissions));
       chart.append(bar);
+      // The count above its bar while the bars are wide enough to hold it.
+      if (step >= 28) {
+        const middle = index * step + step / 2;
+        chart.append(svg("text", { x: middle, y: Math.max(12, height - tall - 4), "text-anchor": "middle", class: "plot__label" }, String(day.submissions)));
+      }
     });
-    chart.append(
-      svg("text", { x: 0, y: height + 18, class: "plot__label" }, days[0].day),
-      svg("text", { x: width, y: height + 18, "text-anchor": "end", class: "plot__label" }, days[days.length - 1].day),
-    );
+    const last = days[days.length - 1].day;
+    // One day is named once, under its bar; a span by its two ends.
+    const labels =
+      days.length === 1
+        ? [svg("text", { x: width / 2, y: height + 18, "text-anchor": "middle", class: "plot__label" }, last)]
+        : [
+            svg("text", { x: 0, y: height + 18, class: "plot__label" }, days[0].day),
+            svg("text", { x: width, y: height + 18, "text-anchor": "end", class: "plot__label" }, last),
+          ];
+    chart.append(...labels);
     return chart;
   }
 

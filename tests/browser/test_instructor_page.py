@@ -48,6 +48,11 @@ def test_the_class_table_and_the_chart_of_failed_cases(page: Any, server: Any) -
     p.wait_for_selector("[data-testid=cases-chart] svg rect.bar")
     assert p.locator("[data-testid=cases-chart] svg rect.bar").count() >= 1
     assert "wrong" in p.get_by_test_id("verdicts").inner_text().lower()
+    # Today's submissions: one bar, its day named once and its count above it.
+    days = p.get_by_test_id("days-chart")
+    assert days.locator("rect.bar").count() == 1
+    labels = days.locator("text").evaluate_all("nodes => nodes.map((n) => n.textContent)")
+    assert len(labels) == 2 and labels[0].isdigit() and int(labels[0]) >= 3, labels
     page.screenshot("instructor")
 
     # The exercise shown is in the address: a reload shows it again, Back leaves it.
