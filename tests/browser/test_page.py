@@ -96,6 +96,12 @@ def test_home_lists_both_exercises_and_links_to_them(page: Any, server: Any) -> 
     # Landmarks and a difficulty on each card.
     assert p.locator("header").count() == 1 and p.locator("main").count() == 1
     assert p.locator("nav").count() >= 1
+    # The difficulties line up at the cards' right, whatever the titles' lengths.
+    edges = p.evaluate(
+        "() => [...document.querySelectorAll('.badge--difficulty')]"
+        ".map((b) => Math.round(b.getBoundingClientRect().right))"
+    )
+    assert len(edges) == len(listed) and len(set(edges)) == 1, edges
     page.screenshot("home")
 
     for exercise_id in EXERCISES:
