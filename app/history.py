@@ -269,7 +269,15 @@ class History:
                 self._give_up_at = time.monotonic() + self._close_timeout_s
             self._cond.notify_all()
         self._wake.set()
-        self._writer.join(timeout=self._close_timeout_s + 1)
+        deadline = time.monotonic() + self._close_timeout_s + 1
+        while self._writer.is_alive() and time.monotonic() < deadline:
+            self._writer.join(timeout=0.1)
+            with self._cond:
+                busy, unspooled = self._busy_since, self._unspooled
+            if busy is not None and time.monotonic() - busy > STALLED_S and not unspooled:
+                # Hung in a database that answers nothing, every row waiting in the spool:
+                # waiting out the timeout would only hold the stop (past a container's grace).
+                break
         with self._ending:
             if not self._writer_done:
                 self._writer_closes = True

@@ -162,6 +162,36 @@ def test_closing_does_not_hang_on_a_database_that_stopped_answering(
         time.sleep(0.05)
 
 
+def test_a_stop_does_not_wait_out_a_hung_write_whose_rows_are_all_spooled(
+    postgres_server: PostgresServer,
+    postgres_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(history_module, "STALLED_S", 0.5)
+    history = History(open_database(postgres_url), spool=tmp_path / "spool")
+    history.record("a", REPORT, "first")
+    assert history.flush(timeout=10)
+    database = postgres_url.rsplit("/", 1)[1]
+    (backend,) = postgres_server.sql(
+        "postgres",
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'judge'"
+        f" AND datname = '{database}'",
+    )[0]
+    assert isinstance(backend, int)
+    os.kill(backend, signal.SIGSTOP)
+    try:
+        history.record("a", REPORT, "second")  # in the spool, and hung in the insert
+        time.sleep(1)
+        began = time.monotonic()
+        history.close()  # its timeout is 10 s: a stop would have waited them out
+        assert time.monotonic() - began < 3
+    finally:
+        os.kill(backend, signal.SIGCONT)
+    history._writer.join(timeout=10)  # resumed, it finishes the insert
+    assert postgres_server.sql(database, "SELECT COUNT(*) FROM submissions") == [(2,)]
+
+
 def test_a_server_not_up_is_retried_without_leaking_the_password(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
