@@ -242,6 +242,17 @@
           field("Your result", codeBlock(actual, "test-actual")),
         ]),
       );
+      if (wrong && expected === actual) {
+        // JSON writes a tuple and a list alike, and 1.0 as 1: the two look the same here while
+        // the message says how they differ.
+        body.append(
+          element("p", {
+            class: "field-note muted",
+            "data-testid": "looks-alike",
+            text: "These print alike, yet differ: in type (a tuple and a list, a float and an int look the same here). The message above says how.",
+          }),
+        );
+      }
       if (test.output) {
         body.append(field("Printed output", codeBlock(test.output, "test-output"), "field--output"));
       } else {

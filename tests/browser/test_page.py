@@ -203,6 +203,22 @@ def test_correct_solution_is_accepted_and_wrong_one_shows_the_failing_case(
     page.screenshot(f"{exercise_id}-wrong")
 
 
+def test_values_that_print_alike_but_differ_in_type_say_so(page: Any) -> None:
+    p = open_exercise(page, "speculative-decoding-verify")
+    golden = REPO / "tests" / "solutions" / "speculative-decoding-verify"
+    set_code(p, (golden / "wrong_list_instead_of_tuple.py").read_text())
+    run_and_wait(p)
+    failing = p.locator("[data-testid=test-result][data-status=fail]").first
+    expected = failing.get_by_test_id("test-expected").inner_text()
+    assert expected == failing.get_by_test_id("test-actual").inner_text()
+    assert "tuple" in failing.inner_text()  # the message names the difference
+    assert failing.get_by_test_id("looks-alike").is_visible()
+    # A row whose values differ in print has no such note.
+    set_code(p, WRONG["speculative-decoding-verify"])
+    run_and_wait(p)
+    assert p.get_by_test_id("looks-alike").count() == 0
+
+
 def test_compile_error_shows_the_message_with_its_line(page: Any) -> None:
     p = open_exercise(page, "speculative-decoding-verify")
     set_code(p, "def speculative_decode(draft_probs,:\n    pass\n")
