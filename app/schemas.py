@@ -28,6 +28,16 @@ SEED_RANGE = f"an integer from 0 to 2**{MAX_SEED.bit_length()} - 1"
 INT64_RANGE = f"±(2**{INT64_MAX.bit_length()} - 1)"
 
 
+def _without_bom(value: Any) -> Any:
+    """A learner's code without the byte-order mark some editors put first (Python drops it
+    when it runs a file, and the CLI does; pasted into a page, it would not compile)."""
+    return value.removeprefix("\ufeff") if isinstance(value, str) else value
+
+
+# The ``code`` of a Run, Submit or custom run.
+LearnerCode = Annotated[str, BeforeValidator(_without_bom)]
+
+
 def integral(value: Any) -> Any:
     """An integral JSON number written with a fraction (``1290.0``) as the integer it is: JSON
     Schema counts it an integer, so a client that sends it must not be refused. Anything else
@@ -183,7 +193,7 @@ class Hint(BaseModel):
 class Submission(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    code: str
+    code: LearnerCode
     mode: Literal["run", "submit"] = Field(
         "run", description='"run": the six examples; "submit": examples, extra and random cases'
     )
@@ -214,7 +224,7 @@ class CustomRun(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    code: str
+    code: LearnerCode
     input: dict[str, Any]
 
 

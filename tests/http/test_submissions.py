@@ -208,6 +208,15 @@ def test_malformed_body_is_422_with_readable_detail(
     assert fake_judge.graded == []
 
 
+def test_a_byte_order_mark_before_the_code_is_dropped(
+    client: InProcessClient, fake_judge: FakeJudge
+) -> None:
+    # Pasted from a file some editor saved with one: Python, and the CLI, drop it.
+    response = client.post(URL, json={"code": "\ufeffx = 1\n"})
+    assert response.status_code == 200, response.text
+    assert [code for _, code in fake_judge.graded] == ["x = 1\n"]
+
+
 def test_an_integral_seed_written_with_a_fraction_is_that_seed(
     client: InProcessClient, fake_judge: FakeJudge
 ) -> None:
