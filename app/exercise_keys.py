@@ -42,6 +42,7 @@ CUSTOM_KEYS = (
     "same_length",
     "shapes",
     "indices",
+    "support",
 )
 # Each table and its keys (None: its keys are the exercise's own names, e.g. parameters).
 TABLES: Mapping[str, tuple[str, ...] | None] = {

@@ -92,6 +92,12 @@ MISTAKES: dict[str, tuple[Callable[[Path], str | None], Callable[[str], tuple[st
         lambda name: ("indices", f'{{ {name} = "vocabulary" }}'),
         r"\[custom\] indices: {name}: 'vocabulary' is not a size of \[custom\] shapes",
     ),
+    "support of a list that is no array": (
+        _int_list,
+        lambda name: ("support", f'{{ {name} = "{name}" }}'),
+        r"\[custom\] support maps list parameters of integers to a 2-dimensional ndarray .*; "
+        r"'{name}' is not one",
+    ),
     "bounds of neither min nor max": (
         _numeric,
         lambda name: ("bounds", f"{{ {name} = {{ most = 0 }} }}"),

@@ -100,6 +100,8 @@ class InputCaps:
     # list or ndarray params and the sizes of their dimensions, in the parameters' call order
     shapes: Mapping[str, tuple[Extent, ...]] = field(default_factory=dict)
     indices: Mapping[str, str] = field(default_factory=dict)  # int-list params -> size indexed
+    # int-list params -> the 2-D ndarray whose row i gives entry i a probability above 0
+    support: Mapping[str, str] = field(default_factory=dict)
 
 
 def read_caps(raw: Any, parameters: dict[str, str]) -> InputCaps:
@@ -172,6 +174,7 @@ def read_caps(raw: Any, parameters: dict[str, str]) -> InputCaps:
         same_length=_same_length(raw.get("same_length", []), parameters, sized),
         shapes=shapes,
         indices=_indices(raw.get("indices", {}), parameters, whole, shapes),
+        support=_support(raw.get("support", {}), parameters, whole, ndim),
     )
 
 
@@ -339,6 +342,26 @@ def _indices(
             isinstance(size, str) and size in sizes,
             f"[custom] indices: {name}: {size!r} is not a size of [custom] shapes"
             + (f" (they are {', '.join(sorted(s for s in sizes if s))})" if sizes - {None} else ""),
+        )
+    return dict(raw)
+
+
+def _support(
+    raw: Any, parameters: dict[str, str], whole: set[str], ndim: Mapping[str, int]
+) -> dict[str, str]:
+    """``[custom] support``: integer lists mapped to the 2-D array whose row i each entry i was
+    drawn from, e.g. ``{ draft = "q" }``: a drafted token has probability above 0 in its row."""
+    message = (
+        "[custom] support maps list parameters of integers to a 2-dimensional ndarray parameter "
+        "(its ndim or shapes declared) whose row i gives entry i a probability above 0"
+    )
+    _require(isinstance(raw, dict), message)
+    for name, rows in raw.items():
+        _known("support", name, parameters)
+        _require(name in whole, f"{message}; {name!r} is not a list of integers")
+        _require(
+            isinstance(rows, str) and parameters.get(rows) == "ndarray" and ndim.get(rows) == 2,
+            f"{message}; {rows!r} is not one",
         )
     return dict(raw)
 

@@ -262,6 +262,8 @@ def validate(exercise: Exercise, raw: Any) -> None:
     sizes = _shapes(raw, caps)
     for name, size in caps.indices.items():
         _indices(raw[name], name, size, sizes)
+    for name, rows in caps.support.items():
+        _supported(raw[name], name, raw[rows], rows)
 
 
 def _within(value: Any, name: str, bounds: Bounds) -> None:
@@ -376,6 +378,21 @@ def _indices(value: Any, name: str, size: str, sizes: Sizes) -> None:
             raise BadInput(
                 f"input.{name}[{position}]: expected an index of {size}, {allowed} ({source}), "
                 f"got {entry!r}"
+            )
+
+
+def _supported(value: Any, name: str, rows: Any, rows_name: str) -> None:
+    """``[custom] support``: entry i of an (already checked) integer list has a probability
+    above 0 in row i of a 2-D array: what was drawn from a row could not be a token it rules
+    out. Entries past the rows or a row's end are the other declarations' to name."""
+    if isinstance(rows, dict):
+        return  # {"empty": [0, V]}: no rows
+    for position, (entry, row) in enumerate(zip(value, rows, strict=False)):
+        token = int(entry)
+        if 0 <= token < len(row) and not row[token] > 0:
+            raise BadInput(
+                f"input.{name}[{position}]: token {token} has probability {row[token]!r} in "
+                f"input.{rows_name}[{position}], so it cannot have been drawn from that row"
             )
 
 

@@ -369,3 +369,26 @@ def test_an_index_outside_its_size_is_a_422_naming_it_and_each_end_is_graded(
         assert detail.endswith(f"got {outside}"), detail
     for end in (0, count - 1):
         _graded(api, exercise, _with(exercise, name, (0,), end, example))
+
+
+SUPPORT = [(e, name) for e in CATALOG for name in e.input_caps.support]
+
+
+@pytest.mark.parametrize("declared", SUPPORT, ids=_id)
+def test_an_entry_its_row_gives_probability_0_is_a_422_naming_both(
+    api: InProcessClient, declared: tuple[Exercise, str]
+) -> None:
+    exercise, name = declared
+    rows_name = exercise.input_caps.support[name]
+    example = next(c.input for c in exercise.cases if c.input[name])
+    token = int(example[name][0])
+    width = len(example[rows_name][0])
+    other = (token + 1) % width
+    ruled_out = copy.deepcopy(example)
+    ruled_out[rows_name][0] = [1.0 if t == other else 0.0 for t in range(width)]
+    detail = refused_detail(api, f"/api/exercises/{exercise.id}", ruled_out)
+    assert detail == (
+        f"input.{name}[0]: token {token} has probability 0.0 in input.{rows_name}[0], so it "
+        "cannot have been drawn from that row"
+    )
+    _graded(api, exercise, example)

@@ -269,7 +269,7 @@ def test_an_input_the_reference_cannot_run_is_a_422_not_the_learners_runtime_err
     # the learner's code is not blamed for an input it was never meant to take.
     source = EXERCISES_DIR / "speculative-decoding-resample"
     copy = copy_of(source, tmp_path)
-    for key in ("shapes", "indices"):
+    for key in ("shapes", "indices", "support"):
         set_toml(copy, re.sub(rf"^{key}\s*=.*\n", "", toml_text(copy), flags=re.M))
     api = make_client(judge, exercises_dir=tmp_path)
     code = (source / "solution.py").read_text()
