@@ -221,7 +221,7 @@ def judge_pair(
             f"{_percent(observed[under])} against p = {_percent(target[under])} "
             f"(the most under-sampled)"
         )
-    else:
+    elif not outside:  # failed for certain already: its proportions are beside the point
         parts.append(
             f"over {trials} steps the first token showed no departure from the target's "
             f"proportions that {trials} steps can detect (chi-square {statistic:.2f} over "

@@ -390,7 +390,9 @@ def _invalid_sentence(
         return "the check could not read what your function returned"
     reason = invalid.get("reason")
     if reason == "token":
-        what = f"returned a {str(invalid.get('type'))[:40]}, not an int token"
+        kind = str(invalid.get("type"))[:40]
+        what = "returned None" if kind == "NoneType" else f"returned a {kind}"
+        what += ", not an int token"
     elif reason == "range":
         what = f"returned token {invalid.get('token')}, outside the token ids 0 to {item.bins - 1}"
     else:
