@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import math
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +88,34 @@ def finite(value: Any) -> bool:
     return True
 
 
+@contextmanager
+def _global_generators(seed: int, touched: list[str]) -> Iterator[None]:
+    """Python's and numpy's global generators seeded for one call, then put back as they were
+    (the judge's own draws, FreshCases' seeds among them, must not change); the name of each
+    one the call drew from (or reseeded) is added to ``touched``, however rarely its draws
+    matter to the case."""
+    python, legacy = random.getstate(), np.random.get_state()
+    random.seed(seed)
+    np.random.seed(seed)
+    seeded_python, seeded_numpy = random.getstate(), np.random.get_state()
+    try:
+        yield
+    finally:
+        if random.getstate() != seeded_python:
+            touched.append("Python's random module")
+        if not _same_state(np.random.get_state(), seeded_numpy):
+            touched.append("numpy's global generator (np.random.*)")
+        random.setstate(python)
+        np.random.set_state(legacy)
+
+
+def _same_state(one: Any, other: Any) -> bool:
+    return all(
+        np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+        for a, b in zip(one, other, strict=True)
+    )
+
+
 def load_generator(path: Path, parameters: dict[str, str]) -> RandomCase | None:
     """``case_generator.py``'s ``random_case(rng)``, tried once so a broken one stops start-up."""
     if not path.exists():
@@ -102,8 +133,14 @@ def load_generator(path: Path, parameters: dict[str, str]) -> RandomCase | None:
     for seed in range(3):
         with time_limited(path, f"random_case on seed {seed}", ExerciseError):
             try:
-                sample = random_case(np.random.default_rng(seed))
-                again = random_case(np.random.default_rng(seed))
+                # The process's own generators (Python's random, numpy's global one) seeded
+                # apart for the two calls: a case that leans on either differs, even where it
+                # draws from them rarely.
+                touched: list[str] = []
+                with _global_generators(seed, touched):
+                    sample = random_case(np.random.default_rng(seed))
+                with _global_generators(seed + 1000, touched):
+                    again = random_case(np.random.default_rng(seed))
                 json.dumps(sample, allow_nan=False)
             except Exception as exc:
                 raise ExerciseError(
@@ -117,10 +154,17 @@ def load_generator(path: Path, parameters: dict[str, str]) -> RandomCase | None:
         # The report's seed replays a Submit's random cases: they must come from rng alone
         # (not Python's random module, the clock or numpy's global generator).
         require(
+            not touched,
+            path,
+            f"random_case draws from {touched[0] if touched else ''}: it must draw from its rng "
+            "alone, so that the seed in a report replays its cases",
+        )
+        require(
             json.dumps(sample, sort_keys=True) == json.dumps(again, sort_keys=True),
             path,
             f"random_case gave two different cases for seed {seed}: it must draw from its rng "
-            "alone, so that the seed in a report replays them",
+            "alone (not Python's random module, numpy's global generator or the clock), so that "
+            "the seed in a report replays them",
         )
     return random_case  # type: ignore[no-any-return]
 

@@ -148,7 +148,7 @@ LOAD_MISTAKES: dict[str, tuple[Callable[[Path], None], str]] = {
     ),
     "a generator off its rng": (
         generator_off_its_rng,
-        r"case_generator.py: random_case gave two different cases for seed 0: it must draw from "
+        r"case_generator.py: random_case draws from Python's random module: it must draw from "
         r"its rng alone",
     ),
     "misspelt table": (
@@ -446,6 +446,21 @@ def test_regen_lays_out_anew_only_a_file_it_cannot_edit_in_place(
     path.write_text(json.dumps(cases))
     regenerate(grader, load_exercise(folder))
     assert json.loads(path.read_text())[0]["expected"] == {"value": 7}
+
+
+def test_a_generator_that_draws_from_the_global_generators_even_rarely_is_refused(
+    tmp_path: Path,
+) -> None:
+    # Its draws from numpy's global generator change the case only once in a hundred: seen by
+    # the draw itself, not by comparing cases.
+    copy = copy_of(FOLDERS[0], tmp_path)
+    path = copy / "case_generator.py"
+    path.write_text(
+        path.read_text() + "\n\nimport numpy as _np\n\n_own = random_case\n\n\n"
+        "def random_case(rng):\n    _np.random.random()\n    return _own(rng)\n"
+    )
+    with pytest.raises(ExerciseError, match=r"random_case draws from numpy's global generator"):
+        load_exercise(copy)
 
 
 def hanging_generator(folder: Path) -> None:
