@@ -224,6 +224,7 @@ def validate(exercise: Exercise, raw: Any) -> None:
         raise BadInput(f"input.{extra[0]}: not a parameter of {exercise.entry_point}")
     caps = exercise.input_caps
     budget = Budget(caps)
+    distributions: list[str] = []
     for name, kind in exercise.parameters.items():
         value = raw[name]
         if kind != "rng":
@@ -246,7 +247,7 @@ def validate(exercise: Exercise, raw: Any) -> None:
             if name in caps.nonempty:
                 _nonempty(shape, name)
             if name in caps.distributions:
-                _rows(value, name)
+                distributions.append(name)  # after the shapes: a row of the wrong length first
         elif name in caps.scalars:
             _scalar(value, name, caps.scalars[name])
         elif name in caps.types:
@@ -260,6 +261,8 @@ def validate(exercise: Exercise, raw: Any) -> None:
     for group in caps.same_length:
         _same_length(raw, group)
     sizes = _shapes(raw, caps)
+    for name in distributions:
+        _rows(raw[name], name)
     for name, size in caps.indices.items():
         _indices(raw[name], name, size, sizes)
     for name, rows in caps.support.items():
