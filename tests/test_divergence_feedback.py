@@ -7,14 +7,16 @@ decision (and, after a rejection, the residual and the interval its draw fell in
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
-from app.catalog import Catalog
+from app.catalog import Catalog, load_exercise
 from app.grading.judge import Judge
 from app.schemas import Status
 from tests import golden
+from tests.test_authoring import copy_of, set_toml, toml_text
 
 ROOT = Path(__file__).parent / "solutions"
 VERIFY = "speculative-decoding-verify"
@@ -185,11 +187,14 @@ def test_a_draw_beside_a_boundary_is_shown_with_the_digits_that_tell_them_apart(
 
 
 def test_a_zero_over_zero_ratio_is_explained_as_the_reference_decided_it(
-    judge: Judge, catalog: Catalog
+    judge: Judge, catalog: Catalog, tmp_path: Path
 ) -> None:
-    # A draft token both models give probability 0 (only a custom input holds one): the
-    # reference's u < p/q is u < nan, false, so it rejects; the trace must say the same.
-    exercise = catalog.get(RESAMPLE)
+    # A draft token both models give probability 0: the reference's u < p/q is u < nan, false,
+    # so it rejects; the trace must say the same. The exercise refuses such an input ([custom]
+    # support: a draft never proposes a token its q rules out), so a copy without that does.
+    copy = copy_of(catalog.get(RESAMPLE).folder, tmp_path)  # type: ignore[union-attr]
+    set_toml(copy, re.sub(r"^support\s*=.*\n", "", toml_text(copy), flags=re.M))
+    exercise = load_exercise(copy)
     code = exercise.solution_code.replace("if u < p[i, x]", "if q[i, x] == 0 or u < p[i, x]")
     inputs = {"p": [[0.0, 1.0], [0.5, 0.5]], "q": [[0.0, 1.0]], "draft": [0]}
     report = judge.run_custom(exercise, code, {**inputs, "rng": {"scripted": [0.3, 0.6]}})
