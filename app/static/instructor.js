@@ -120,9 +120,12 @@
   function barChart(items, label, value) {
     const top = items.slice(0, 12);
     if (!top.length) return element("p", { class: "muted", text: "No case failed in the learners' latest attempts." });
-    const rowHeight = 28;
-    const labelWidth = 360;
-    const width = 900;
+    // On a phone each case's name goes above its bar, in a chart drawn about as wide as the
+    // screen: the wide layout, shrunk to fit, left its words a few pixels tall.
+    const narrow = window.innerWidth < 600;
+    const rowHeight = narrow ? 44 : 28;
+    const labelWidth = narrow ? 0 : 360;
+    const width = narrow ? 340 : 900;
     const most = Math.max(...top.map(value), 1);
     const chart = svg("svg", {
       class: "plot bar-chart",
@@ -133,10 +136,16 @@
     top.forEach((item, index) => {
       const y = 4 + index * rowHeight;
       const length = Math.max(2, ((width - labelWidth - 50) * value(item)) / most);
+      const name = String(label(item));
+      const text = narrow
+        ? svg("text", { x: 0, y: y + 14, class: "plot__label" }, name.length > 48 ? name.slice(0, 47) + "\u2026" : name)
+        : svg("text", { x: labelWidth - 8, y: y + 16, "text-anchor": "end", class: "plot__label" }, name);
+      if (narrow) text.append(svg("title", {}, name));
+      const barY = narrow ? y + 20 : y + 3;
       chart.append(
-        svg("text", { x: labelWidth - 8, y: y + 16, "text-anchor": "end", class: "plot__label" }, label(item)),
-        svg("rect", { x: labelWidth, y: y + 3, width: length, height: rowHeight - 8, class: "bar" }),
-        svg("text", { x: labelWidth + length + 6, y: y + 16, class: "plot__end" }, String(value(item))),
+        text,
+        svg("rect", { x: labelWidth, y: barY, width: length, height: narrow ? 16 : rowHeight - 8, class: "bar" }),
+        svg("text", { x: labelWidth + length + 6, y: barY + 13, class: "plot__end" }, String(value(item))),
       );
     });
     return chart;

@@ -76,3 +76,30 @@ def test_the_class_table_and_the_chart_of_failed_cases(page: Any, server: Any) -
     text = Path(download.value.path()).read_text(encoding="utf-8")
     assert text.startswith("created_at,exercise,learner,mode,verdict")
     assert "0" * 32 not in text
+
+
+def test_on_a_phone_the_chart_of_failed_cases_keeps_its_words_legible(
+    make_page: Any, server: Any
+) -> None:
+    exercise = EXERCISES[0]
+    starter = (REPO / "exercises" / exercise / "starter.py").read_text(encoding="utf-8")
+    answer = httpx.post(
+        f"{server.url}/api/exercises/{exercise}/submissions",
+        json={"code": starter, "mode": "run"},
+        cookies={"judge_learner": f"{7:032x}"},
+        timeout=60,
+    )
+    assert answer.status_code == 200
+    watched = make_page(375, 700)
+    watched.goto(f"/instructor?exercise={exercise}")
+    p = watched.page
+    p.get_by_test_id("token-input").fill(INSTRUCTOR_TOKEN)
+    p.get_by_test_id("token-submit").click()
+    p.wait_for_selector("[data-testid=cases-chart] svg rect.bar")
+    sizes = p.evaluate(
+        "() => [...document.querySelectorAll('[data-testid=cases-chart] svg text')]"
+        ".map((t) => t.getBoundingClientRect().height)"
+    )
+    assert sizes and min(sizes) >= 10, sizes  # they read about 5 px when the wide chart shrank
+    scrolls = p.evaluate("() => document.documentElement.scrollWidth > window.innerWidth")
+    assert not scrolls
