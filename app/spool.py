@@ -58,6 +58,7 @@ class Spool:
         self._spare: Path | None = None  # the fallback file, once rows went there
         self._spare_fd = -1
         self._spare_from = 0  # the offset at which the fallback file's rows begin
+        self._spare_refused = False  # the fallback folder would not take a file
         self.size = 0
         self.rows = 0  # rows appended since the file was last emptied
         self.broken: str | None = None  # why appends stopped, until the file is emptied
@@ -123,14 +124,16 @@ class Spool:
 
     def _spare_opened(self) -> bool:
         """The fallback file, made (once) when the first file stops taking rows."""
-        if self.fallback is None or self._spare_fd >= 0:
+        if self.fallback is None or self._spare_refused or self._spare_fd >= 0:
             return self._spare_fd >= 0
         spare = self.fallback / self.path.name
         try:
             self._spare_fd = _made(spare)
         except OSError as exc:
             log.warning("submission history: no fallback spool in %s: %s", self.fallback, exc)
-            self.fallback = None  # not tried again: the rows wait in memory
+            # Not tried again (the rows wait in memory); its folder is still looked in for
+            # the files of judges that are gone.
+            self._spare_refused = True
             return False
         self._spare, self._spare_from = spare, self.size
         log.warning(

@@ -134,16 +134,11 @@ def _rows(value: list[Any], name: str) -> None:
     for index, row in enumerate(rows):
         if any(isinstance(x, list) for x in row):
             return  # deeper than a matrix: nothing to say about rows
-        lead = f"input.{name}: row {index} is not a probability distribution"
-        off = _off_entry(row, above=1 + ROW_SUM_TOLERANCE)
-        if off is not None:
-            position, says = off
-            entry = f"{name}[{index}][{position}]" if matrix else f"{name}[{position}]"
-            raise BadInput(f"{lead}: {entry} = {row[position]!r} {says}")
-        total = math.fsum(row)
-        if abs(total - 1) > ROW_SUM_TOLERANCE:
+        at = f"{name}[{index}]" if matrix else name
+        problem = _not_a_distribution(row, row, at, ROW_SUM_TOLERANCE)
+        if problem:
             raise BadInput(
-                f"{lead}: its entries add up to {total!r}, not 1 (within {ROW_SUM_TOLERANCE:g})"
+                f"input.{name}: row {index} is not a probability distribution: {problem}"
             )
 
 
@@ -164,13 +159,24 @@ def _distribution(value: list[Any], name: str, tolerance: float) -> None:
     if not value:
         raise BadInput(f"{lead}: it is empty")
     numbers = [number(item, f"{name}[{i}]") for i, item in enumerate(value)]
+    problem = _not_a_distribution(numbers, value, name, tolerance)
+    if problem:
+        raise BadInput(f"{lead}: {problem}")
+
+
+def _not_a_distribution(
+    numbers: list[Any], written: list[Any], at: str, tolerance: float
+) -> str | None:
+    """Why ``numbers`` (as ``written`` in the input, at ``at``) are no probability
+    distribution: the first entry that keeps them from one, else their sum; None when they are."""
     off = _off_entry(numbers, above=1 + tolerance)
     if off is not None:
         position, says = off
-        raise BadInput(f"{lead}: {name}[{position}] = {value[position]!r} {says}")
+        return f"{at}[{position}] = {written[position]!r} {says}"
     total = math.fsum(numbers)
     if abs(total - 1) > tolerance:
-        raise BadInput(f"{lead}: its entries add up to {total!r}, not 1 (within {tolerance:g})")
+        return f"its entries add up to {total!r}, not 1 (within {tolerance:g})"
+    return None
 
 
 def _scalar(value: Any, name: str, allowed: ScalarRange) -> None:

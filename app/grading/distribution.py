@@ -154,6 +154,26 @@ def require_power(where: str, law: Sequence[float], trials: int, look: int | Non
         )
 
 
+def chi_square(
+    counts: Sequence[float], expected: Sequence[float], rate: float, *, look: bool
+) -> tuple[float, int, float]:
+    """Pearson's statistic of ``counts``, its degrees of freedom, and the threshold it is held
+    to: a first look's (bins pooled to LOOK_MIN_EXPECTED, the 1 - CONTINUE quantile) or the
+    final test's (MIN_EXPECTED, the false-fail share ``rate`` over CHI2_SAFETY)."""
+    minimum = LOOK_MIN_EXPECTED if look else MIN_EXPECTED
+    statistic, df = statistics.chi2_statistic(counts, expected, minimum)
+    return statistic, df, statistics.chi2_threshold(CONTINUE if look else rate / CHI2_SAFETY, df)
+
+
+def settled_words(trials: int, declared: int, noun: str, who: str) -> str:
+    """What a row that a first look settled adds: how many of its trials ran, and why."""
+    return (
+        f"settled at the first look: {trials} of the {declared} {noun} were clearly enough (a "
+        f"correct {who} goes past that bound one time in {round(1 / CONTINUE)}), so the other "
+        f"{declared - trials} did not run"
+    )
+
+
 def _bins(law: Sequence[float], trials: int, minimum: float) -> int:
     return len(statistics.pooled_bins([trials * x for x in law], minimum))
 

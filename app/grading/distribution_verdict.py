@@ -15,14 +15,13 @@ from typing import Any
 from app.grading import compare, feedback, statistics
 from app.grading.check_counts import Counts, DraftCounts, FirstOutside, InvalidTrial
 from app.grading.distribution import (
-    CHI2_SAFETY,
     CONTINUE,
     FALSE_FAIL,
-    LOOK_MIN_EXPECTED,
-    MIN_EXPECTED,
     WORDS,
     DistributionCheck,
     Pair,
+    chi_square,
+    settled_words,
 )
 from app.schemas import CaseResult, Chart, Group, Status
 from sandbox import Outcome, RunResult
@@ -120,8 +119,8 @@ def _settles(pair: Pair, counts: DraftCounts) -> bool:
     (1 - CONTINUE) quantile and, on equal rows, the mean within the margin at CONTINUE."""
     trials, first = counts.trials, counts.first
     expected = [trials * x for x in pair.p[0]]
-    statistic, df = statistics.chi2_statistic(first, expected, LOOK_MIN_EXPECTED)
-    if statistic > statistics.chi2_threshold(CONTINUE, df):
+    statistic, _, threshold = chi_square(first, expected, CONTINUE, look=True)
+    if statistic > threshold:
         return False
     if pair.rows_equal:
         mean, margin = mean_margin(pair, trials, CONTINUE)
@@ -183,10 +182,7 @@ def judge_pair(
     # A first look that settled the pair is described by the test that settled it: its own
     # pooling and bound (the final test's would pool a look's few trials into one bin).
     look = trials == pair.first_look and not (impossible or outside or goes_on(pair, counts))
-    statistic, df = statistics.chi2_statistic(
-        first, expected, LOOK_MIN_EXPECTED if look else MIN_EXPECTED
-    )
-    threshold = statistics.chi2_threshold(CONTINUE if look else rate / CHI2_SAFETY, df)
+    statistic, df, threshold = chi_square(first, expected, rate, look=look)
     passed = not impossible and not outside and statistic <= threshold
     failed = None if passed else "first_token"
     tokens = list(range(len(target)))
@@ -247,11 +243,7 @@ def judge_pair(
         else:
             parts.append(f"tokens per step averaged {seen:.3f}, as expected: {formula}")
     if passed and look:
-        parts.append(
-            f"settled at the first look: {trials} of the {pair.trials} trials were clearly "
-            f"enough (a correct step goes past that bound one time in {round(1 / CONTINUE)}), "
-            f"so the other {pair.trials - trials} did not run"
-        )
+        parts.append(settled_words(trials, pair.trials, "trials", "step"))
     return failed, "; ".join(parts), chart
 
 

@@ -24,16 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from app.grading import compare, feedback, statistics
+from app.grading import compare, feedback
 from app.grading.check_counts import Counts, InvalidTrial, SamplerCounts
 from app.grading.distribution import (
-    CHI2_SAFETY,
     CONTINUE,
     FALSE_FAIL,
-    LOOK_MIN_EXPECTED,
     MAX_TRIALS,
-    MIN_EXPECTED,
+    chi_square,
     require_power,
+    settled_words,
 )
 from app.schemas import CaseResult, Chart, Group, Status
 from app.trusted_code import time_limited
@@ -294,8 +293,8 @@ def goes_on(item: SamplerInput, counts: Counts) -> bool:
     if counts.trials != item.first_look or _impossible(item, counts.counts):
         return False
     expected = [item.first_look * x for x in item.law]
-    statistic, df = statistics.chi2_statistic(counts.counts, expected, LOOK_MIN_EXPECTED)
-    return statistic > statistics.chi2_threshold(CONTINUE, df)
+    statistic, _, threshold = chi_square(counts.counts, expected, CONTINUE, look=True)
+    return statistic > threshold
 
 
 def _percent(x: float) -> str:
@@ -328,10 +327,7 @@ def judge_input(
     impossible = _impossible(item, tokens)
     # A first look that settled the input is described by the test that settled it.
     look = trials == item.first_look and not (impossible or goes_on(item, counts))
-    statistic, df = statistics.chi2_statistic(
-        tokens, expected, LOOK_MIN_EXPECTED if look else MIN_EXPECTED
-    )
-    threshold = statistics.chi2_threshold(CONTINUE if look else rate / CHI2_SAFETY, df)
+    statistic, df, threshold = chi_square(tokens, expected, rate, look=look)
     passed = not impossible and statistic <= threshold
     chart = Chart(
         tokens=list(range(item.bins)),
@@ -370,11 +366,7 @@ def judge_input(
             f"the threshold {threshold:.2f})"
         )
         if look:
-            sentence += (
-                f"; settled at the first look: {trials} of the {item.trials} calls were clearly "
-                f"enough (a correct function goes past that bound one time in "
-                f"{round(1 / CONTINUE)}), so the other {item.trials - trials} did not run"
-            )
+            sentence += "; " + settled_words(trials, item.trials, "calls", "function")
     return passed, sentence, chart
 
 
