@@ -282,8 +282,7 @@ class History:
             if not self._writer_done:
                 self._writer_closes = True
                 with self._cond:
-                    waiting = len(self._rows) + self._taken + self._overflow
-                    unspooled = min(self._unspooled, len(self._rows) + self._taken)
+                    waiting, unspooled = self._unwritten(self._taken)
                 log.error(
                     "submission history: writer still busy after %s s; not waiting for it: "
                     "%d row(s) unwritten, %d of them in no spool and lost if it never returns",
@@ -471,11 +470,16 @@ class History:
             self._warned.add(condition)
             log.warning("submission history: %s", message)
 
+    def _unwritten(self, held: int) -> tuple[int, int]:
+        """Rows not yet written, ``held`` by the writer among them, and how many of those are
+        in no spool (the caller holds the lock)."""
+        waiting = len(self._rows) + held
+        return waiting + self._overflow, min(self._unspooled, waiting)
+
     def _finish(self, held: int) -> None:
         """The writer's last act: what is left stays in the spool or is counted lost."""
         with self._cond:
-            left = len(self._rows) + held + self._overflow
-            lost = min(self._unspooled, len(self._rows) + held)
+            left, lost = self._unwritten(held)
             self._lost += lost
         self._release_spool(keep=left > 0)
         if left:
